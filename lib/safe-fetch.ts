@@ -1,0 +1,570 @@
+// The one guarded client for every outbound fetch of a user-supplied URL (DESIGN.md section 8).
+//
+// Where each rule is enforced:
+// - scheme, credentials and IP-literal hosts: checkUrl(), before anything is dispatched, for the first URL and for
+//   every redirect hop;
+// - the Agent's connector checks the host undici is about to dial: an IP literal as such (undici never calls a
+//   lookup for those), a name by resolving it itself and refusing the request if ANY answer is blocked; it then
+//   opens the socket to one of the checked addresses (never to the name, so a second DNS answer cannot sneak in
+//   between check and connect) and keeps the name for TLS SNI and certificate checks; the Host header stays the
+//   URL's host because undici builds it from the origin, not from what the connector dialled;
+// - the connected peer (socket.remoteAddress) is checked once more, so a bug in any step above still fails closed;
+// - redirects are followed here, never by undici, so each hop goes through all of the above;
+// - size and time limits are enforced while reading.
+// No proxy is used, whatever HTTP_PROXY says: a proxy would dial on our behalf and the peer check would be moot.
+
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+
+export type FetchRefusalRule =
+  | 'url'
+  | 'scheme'
+  | 'credentials'
+  | 'blocked_address'
+  | 'dns'
+  | 'redirects'
+  | 'too_large'
+  | 'timeout'
+  | 'connect';
+
+/** Thrown for every outcome that is not an HTTP response; `rule` names the rule that stopped the fetch. */
+export class FetchRefusedError extends Error {
+  readonly rule: FetchRefusalRule;
+  /** The URL being fetched when the rule fired (a redirect hop, not necessarily the URL passed in). */
+  readonly url: string;
+  /** The message without the `refused <url>: ` prefix. */
+  readonly reason: string;
+
+  constructor(rule: FetchRefusalRule, url: string, reason: string, options?: { cause?: unknown }) {
+    super(`refused ${url}: ${reason}`, options);
+    this.name = 'FetchRefusedError';
+    this.rule = rule;
+    this.url = url;
+    this.reason = reason;
+  }
+}
+
+export type LookupFn = (hostname: string) => Promise<LookupAddress[]>;
+
+export interface SafeFetchOptions {
+  /** Turns the address check off (tests only: the service maps VOID_INGEST_ALLOW_PRIVATE=1 here). Other rules stay. */
+  allowPrivate?: boolean;
+  /** Response body cap in bytes (default 10 MiB). */
+  maxBytes?: number;
+  /** Redirects followed before refusing (default 5; 0 refuses any redirect). */
+  maxRedirects?: number;
+  /** Time allowed from sending a request to its response headers, per hop (default 10 s). */
+  headersTimeoutMs?: number;
+  /** Longest silence allowed between two body chunks (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Deadline for the whole fetch, redirects and body included (default 60 s). */
+  totalTimeoutMs?: number;
+  /** Aborts the fetch; it then rejects with the signal's reason rather than a FetchRefusedError. */
+  signal?: AbortSignal;
+  method?: string;
+  body?: string | Uint8Array;
+  headers?: Record<string, string>;
+  userAgent?: string;
+  /** Test seam: resolves names instead of dns.lookup. Pass a stable function: agents are cached per function. */
+  lookup?: LookupFn;
+  /** Test seam: addresses for which this returns true count as public. Pass a stable function, as for lookup. */
+  treatAsPublic?: (address: string) => boolean;
+}
+
+export interface SafeFetchResponse {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  /** Lower-cased names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  contentType: string;
+  body: Buffer;
+  /** Every URL that answered with a redirect, in order; empty when the first answer was final. */
+  redirects: string[];
+}
+
+const DEFAULTS = {
+  maxBytes: 10 * 1024 * 1024,
+  maxRedirects: 5,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  totalTimeoutMs: 60_000,
+  userAgent: 'ops-hub/0.1 (link fetcher)',
+};
+const CONNECT_TIMEOUT_MS = 10_000;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+// Headers that carry the caller's authority for one site; a redirect must not hand them to another origin.
+const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Address ranges
+
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+function v4Range(ip: ipaddr.IPv4): string | null {
+  const range = ip.range();
+  return range === 'unicast' ? null : range;
+}
+
+function embeddedV4(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+function v6Range(ip: ipaddr.IPv6): string | null {
+  const range = ip.range();
+  const p = ip.parts;
+  switch (range) {
+    // These reach the embedded IPv4 address (dual-stack sockets, SIIT and NAT64 translators), so that address
+    // decides; a public one is allowed, which keeps fetching working on IPv6-only hosts behind DNS64.
+    case 'ipv4Mapped':
+    case 'rfc6145': {
+      const inner = v4Range(embeddedV4(p[6], p[7]));
+      return inner ? `${range}:${inner}` : null;
+    }
+    case 'rfc6052': {
+      // Only the well-known prefix 64:ff9b::/96 has a fixed place for the IPv4 address; the local-use prefix
+      // (64:ff9b:1::/48) is the operator's own network and its layout is unknown, so it stays blocked.
+      if (p[2] !== 0 || p[3] !== 0 || p[4] !== 0 || p[5] !== 0) return range;
+      const inner = v4Range(embeddedV4(p[6], p[7]));
+      return inner ? `${range}:${inner}` : null;
+    }
+    case '6to4': {
+      // Deprecated (RFC 7526): nothing worth fetching lives only there, so it is blocked whatever it embeds; the
+      // embedded range is named when it is itself blocked, to make the refusal readable.
+      const inner = v4Range(embeddedV4(p[1], p[2]));
+      return inner ? `6to4:${inner}` : '6to4';
+    }
+    case 'unicast':
+      // ipaddr.js calls everything it has no name for 'unicast', including the IPv4-compatible ::/96 block and
+      // unallocated space; only 2000::/3 is allocated as global unicast.
+      return ip.match(GLOBAL_UNICAST_V6) ? null : 'reserved';
+    default:
+      return range;
+  }
+}
+
+/**
+ * The name of the blocked range `address` falls in, or null when it is public unicast.
+ * Anything ipaddr.js does not call 'unicast' is blocked; IPv6 forms embedding an IPv4 address are judged by it
+ * ('ipv4Mapped:loopback'). Anything but a dotted-quad IPv4 or an IPv6 address returns 'invalid' (fail closed).
+ */
+export function blockedRange(address: string): string | null {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  // Only the strict forms a socket reports or dials: ipaddr.js would also read '0177.1' or '2130706433', and
+  // guessing how such a string was meant is exactly what must not happen here.
+  if (isIP(bare) === 0) return 'invalid';
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(bare);
+  } catch {
+    return 'invalid';
+  }
+  return ip.kind() === 'ipv4' ? v4Range(ip as ipaddr.IPv4) : v6Range(ip as ipaddr.IPv6);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// URL rules
+
+interface AddressPolicy {
+  allowPrivate: boolean;
+  lookup: LookupFn;
+  treatAsPublic: ((address: string) => boolean) | undefined;
+}
+
+function blockedFor(policy: AddressPolicy, address: string): string | null {
+  if (policy.allowPrivate) return null;
+  if (policy.treatAsPublic?.(address)) return null;
+  return blockedRange(address);
+}
+
+function redactCredentials(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  return copy.href.replace('//', '//***@');
+}
+
+function checkParsedUrl(url: URL, policy: AddressPolicy): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchRefusedError(
+      'scheme',
+      url.href,
+      `scheme ${url.protocol} is not allowed (only http and https)`,
+    );
+  }
+  // Refused rather than sent: a user-supplied URL has no business carrying a password to a third party, the
+  // `https://trusted.example@evil.example/` form exists to mislead whoever reads it, and the secret would
+  // otherwise travel on into stored URLs and logs. The error redacts it for the same reason.
+  if (url.username !== '' || url.password !== '') {
+    throw new FetchRefusedError(
+      'credentials',
+      redactCredentials(url),
+      'credentials in the URL are not allowed',
+    );
+  }
+  // The WHATWG parser has already turned every IPv4 spelling (2130706433, 0177.0.0.1, 0x7f.1, 127.1 ...) into
+  // dotted decimal and compressed IPv6, which is exactly the string undici dials; names are checked when resolved.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (isIP(host) !== 0) {
+    const range = blockedFor(policy, host);
+    if (range) {
+      throw new FetchRefusedError(
+        'blocked_address',
+        url.href,
+        `address ${host} is in a blocked range (${range})`,
+      );
+    }
+  }
+}
+
+/**
+ * Applies the rules that need no network (URL syntax, scheme, credentials, IP-literal hosts) and returns the
+ * parsed URL; for routes that want to reject a bad URL before queueing work. safeFetch applies them itself.
+ */
+export function checkUrl(
+  url: string,
+  options: Pick<SafeFetchOptions, 'allowPrivate' | 'treatAsPublic'> = {},
+): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FetchRefusedError('url', url, 'not a valid absolute URL');
+  }
+  checkParsedUrl(parsed, {
+    allowPrivate: options.allowPrivate === true,
+    lookup: defaultLookup,
+    treatAsPublic: options.treatAsPublic,
+  });
+  return parsed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The connector: resolve, check every answer, connect to a checked address, check the peer
+
+// Carries a rule out of the connector through undici, which passes connector errors through unchanged; safeFetch
+// turns it into a FetchRefusedError that names the URL.
+class GuardError extends Error {
+  readonly rule: FetchRefusalRule;
+
+  constructor(rule: FetchRefusalRule, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GuardError';
+    this.rule = rule;
+  }
+}
+
+const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true });
+
+type ConnectGate = (address: string, port: number) => void;
+let connectGate: ConnectGate | null = null;
+
+/**
+ * Tests only: `gate` runs right before any socket is opened, with the address about to be dialled; throwing
+ * stops the connection. Lets tests guarantee they never reach beyond loopback even if the guard had a bug.
+ */
+export function setTestConnectGate(gate: ConnectGate | null): void {
+  connectGate = gate;
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string')
+    return err.code;
+  return undefined;
+}
+
+function openSocket(open: buildConnector.connector, options: buildConnector.Options): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    open(options, (err, socket) => (err ? reject(err) : resolve(socket)));
+  });
+}
+
+async function connectChecked(
+  policy: AddressPolicy,
+  open: buildConnector.connector,
+  options: buildConnector.Options,
+): Promise<Socket> {
+  const name = options.hostname;
+  let addresses: string[];
+  if (isIP(name) !== 0) {
+    addresses = [name];
+  } else {
+    let answers: LookupAddress[];
+    try {
+      answers = await policy.lookup(name);
+    } catch (err) {
+      throw new GuardError('dns', `${name} did not resolve (${errorCode(err) ?? String(err)})`, {
+        cause: err,
+      });
+    }
+    if (answers.length === 0) throw new GuardError('dns', `${name} did not resolve to any address`);
+    addresses = answers.map((answer) => answer.address);
+  }
+  // Every answer is checked, not only the one dialled: a name answering with both a public and a private address
+  // is someone steering the fetch, and connection fallback could land on the private one anyway.
+  for (const address of addresses) {
+    const range = blockedFor(policy, address);
+    if (range) {
+      const what = address === name ? `address ${address}` : `${name} resolves to ${address}, which`;
+      throw new GuardError('blocked_address', `${what} is in a blocked range (${range})`);
+    }
+  }
+  const defaultPort = options.protocol === 'https:' ? 443 : 80;
+  const port = options.port === '' ? defaultPort : Number(options.port);
+  // TLS must still present and verify the name, not the address dialled.
+  const servername = options.protocol === 'https:' && isIP(name) === 0 ? name : undefined;
+  let lastError: unknown;
+  for (const address of addresses) {
+    let socket: Socket;
+    try {
+      connectGate?.(address, port);
+      socket = await openSocket(open, { ...options, hostname: address, servername });
+    } catch (err) {
+      lastError = err;
+      continue;
+    }
+    const peer = socket.remoteAddress;
+    const range = peer === undefined ? 'unknown' : blockedFor(policy, peer);
+    if (range) {
+      socket.destroy();
+      throw new GuardError('blocked_address', `connected peer ${peer} is in a blocked range (${range})`);
+    }
+    return socket;
+  }
+  throw lastError;
+}
+
+function guardedConnector(policy: AddressPolicy): buildConnector.connector {
+  // HTTP/1.1 only: every site speaks it, and one protocol keeps the limits below behaving one way.
+  const open = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false });
+  return (options, callback) => {
+    connectChecked(policy, open, options).then(
+      (socket) => callback(null, socket),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
+    );
+  };
+}
+
+// One Agent per address policy, so connections are pooled across calls. Keyed by function identity for the
+// seams; the bound only matters if a caller passes a fresh seam function on every call.
+interface AgentEntry extends AddressPolicy {
+  agent: Agent;
+}
+const MAX_AGENTS = 8;
+const agents: AgentEntry[] = [];
+
+function agentFor(policy: AddressPolicy): Agent {
+  const found = agents.find(
+    (entry) =>
+      entry.allowPrivate === policy.allowPrivate &&
+      entry.lookup === policy.lookup &&
+      entry.treatAsPublic === policy.treatAsPublic,
+  );
+  if (found) return found.agent;
+  const agent = new Agent({ connect: guardedConnector(policy) });
+  agents.push({ ...policy, agent });
+  if (agents.length > MAX_AGENTS) {
+    // close() lets requests in flight on the evicted agent finish.
+    agents
+      .shift()
+      ?.agent.close()
+      .catch(() => {});
+  }
+  return agent;
+}
+
+/** Closes the pooled connections of every agent this module created (service shutdown, end of tests). */
+export async function closeSafeFetch(): Promise<void> {
+  const closing = agents.splice(0).map((entry) => entry.agent.close());
+  await Promise.allSettled(closing);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fetch
+
+interface Limits {
+  maxBytes: number;
+  maxRedirects: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+function toRefusal(err: unknown, url: string, limits: Limits, deadline: AbortSignal): FetchRefusedError {
+  if (err instanceof FetchRefusedError) return err;
+  const refusal = (rule: FetchRefusalRule, reason: string) =>
+    new FetchRefusedError(rule, url, reason, { cause: err });
+  // Checked first: whatever undici reports once the deadline has fired is a consequence of it.
+  if (deadline.aborted) return refusal('timeout', `not completed within ${limits.totalTimeoutMs} ms`);
+  if (err instanceof GuardError) return refusal(err.rule, err.message);
+  const code = errorCode(err);
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return refusal('timeout', `no response headers within ${limits.headersTimeoutMs} ms`);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return refusal('timeout', `response body stalled for ${limits.bodyTimeoutMs} ms`);
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return refusal('timeout', `no connection within ${CONNECT_TIMEOUT_MS} ms`);
+    default:
+      return refusal(
+        'connect',
+        `connection failed (${code ?? (err instanceof Error ? err.message : String(err))})`,
+      );
+  }
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+// destroy() without a reason makes undici emit an AbortError on the body; nobody listens once we gave up on it.
+function discard(res: Dispatcher.ResponseData): void {
+  res.body.on('error', () => {});
+  res.body.destroy();
+}
+
+async function readCapped(res: Dispatcher.ResponseData, url: string, maxBytes: number): Promise<Buffer> {
+  const announced = Number(res.headers['content-length']);
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    discard(res);
+    throw new FetchRefusedError(
+      'too_large',
+      url,
+      `announced Content-Length ${announced} exceeds the limit of ${maxBytes} bytes`,
+    );
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    const buffer = chunk as Buffer;
+    total += buffer.length;
+    if (total > maxBytes) {
+      discard(res);
+      throw new FetchRefusedError('too_large', url, `response body exceeds the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * GETs (or `method`s) a user-supplied URL under every rule of the guard, following redirects by hand.
+ * Resolves with any HTTP response, 4xx and 5xx included; rejects with FetchRefusedError otherwise (or with the
+ * caller's abort reason when `options.signal` fires).
+ */
+export async function safeFetch(url: string, options: SafeFetchOptions = {}): Promise<SafeFetchResponse> {
+  const limits: Limits = {
+    maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
+    maxRedirects: options.maxRedirects ?? DEFAULTS.maxRedirects,
+    headersTimeoutMs: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs ?? DEFAULTS.totalTimeoutMs,
+  };
+  const policy: AddressPolicy = {
+    allowPrivate: options.allowPrivate === true,
+    lookup: options.lookup ?? defaultLookup,
+    treatAsPublic: options.treatAsPublic,
+  };
+  const agent = agentFor(policy);
+  const deadline = AbortSignal.timeout(limits.totalTimeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+
+  let current = checkUrl(url, options);
+  let method = (options.method ?? 'GET').toUpperCase();
+  let body = options.body;
+  const headers: Record<string, string> = {
+    accept: '*/*',
+    'user-agent': options.userAgent ?? DEFAULTS.userAgent,
+  };
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    // The Host header must name what the guard checked; undici derives it from the URL.
+    if (name.toLowerCase() !== 'host') headers[name.toLowerCase()] = value;
+  }
+  const redirects: string[] = [];
+
+  // Reads `current` when called, so a refusal names the hop it happened on and the hop before it.
+  const fail = (err: unknown): unknown => {
+    if (options.signal?.aborted && !deadline.aborted) return options.signal.reason;
+    const refusal = toRefusal(err, current.href, limits, deadline);
+    const via = redirects.at(-1);
+    if (via === undefined || refusal.url === via) return refusal;
+    return new FetchRefusedError(refusal.rule, refusal.url, `${refusal.reason} (redirected from ${via})`, {
+      cause: refusal.cause,
+    });
+  };
+
+  for (;;) {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await agent.request({
+        origin: current.origin,
+        path: `${current.pathname}${current.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal,
+        headersTimeout: limits.headersTimeoutMs,
+        bodyTimeout: limits.bodyTimeoutMs,
+      });
+    } catch (err) {
+      throw fail(err);
+    }
+
+    const location = res.headers.location;
+    if (REDIRECT_STATUSES.has(res.statusCode) && typeof location === 'string') {
+      // Drained rather than destroyed so the connection can be reused; dump() gives up after a small limit.
+      await res.body.dump().catch(() => {});
+      if (redirects.length >= limits.maxRedirects) {
+        throw fail(new GuardError('redirects', `more than ${limits.maxRedirects} redirects`));
+      }
+      redirects.push(current.href);
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        throw fail(new FetchRefusedError('url', location, 'redirect Location is not a valid URL'));
+      }
+      try {
+        checkParsedUrl(next, policy);
+      } catch (err) {
+        throw fail(err);
+      }
+      if (next.origin !== current.origin) {
+        for (const name of ORIGIN_BOUND_HEADERS) delete headers[name];
+      }
+      // As browsers do: 303 always, and 301/302 in practice, turn the request into a body-less GET.
+      if (res.statusCode === 301 || res.statusCode === 302 || res.statusCode === 303) {
+        if (method !== 'HEAD') method = 'GET';
+        body = undefined;
+        delete headers['content-type'];
+        delete headers['content-length'];
+      }
+      current = next;
+      continue;
+    }
+
+    let payload: Buffer;
+    try {
+      payload = await readCapped(res, current.href, limits.maxBytes);
+    } catch (err) {
+      discard(res);
+      throw fail(err);
+    }
+    const responseHeaders = flattenHeaders(res.headers);
+    return {
+      url: current.href,
+      status: res.statusCode,
+      headers: responseHeaders,
+      contentType: responseHeaders['content-type'] ?? '',
+      body: payload,
+      redirects,
+    };
+  }
+}
