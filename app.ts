@@ -1,0 +1,80 @@
+// buildApp: the whole HTTP service from its dependencies. main.ts and the tests both build it here.
+import sensible from '@fastify/sensible';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TaskList } from 'graphile-worker';
+import type { Sql } from 'postgres';
+import type { Config } from './config.ts';
+import agents from './domains/agents/index.ts';
+import settings from './domains/settings/index.ts';
+import spaces from './domains/spaces/index.ts';
+import system from './domains/system/index.ts';
+import theme from './domains/theme/index.ts';
+import { createAccessVerifier } from './lib/access-jwt.ts';
+import { version } from './lib/version.ts';
+import auth from './plugins/auth.ts';
+import db from './plugins/db.ts';
+import errors from './plugins/errors.ts';
+import jobs from './plugins/jobs.ts';
+import openapi from './plugins/openapi.ts';
+import { buildTaskList } from './worker/tasks.ts';
+
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  /** The connection string the worker uses (graphile-worker keeps its own pool). */
+  databaseUrl: string;
+  ownerToken: string;
+  logger?: FastifyServerOptions['logger'];
+  /** Overrides config.workerMode: tests that only enqueue turn the worker off. */
+  worker?: 'in-process' | 'separate' | 'off';
+  /** Extra tasks next to the domains' (tests). */
+  extraTasks?: TaskList;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    trustProxy: false,
+    bodyLimit: 2 * 1024 * 1024,
+    forceCloseConnections: false,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(errors);
+  await app.register(sensible);
+  await app.register(db, { sql: deps.sql });
+  await app.register(openapi, { version });
+  await app.register(auth, {
+    sql: deps.sql,
+    ownerToken: deps.ownerToken,
+    access: deps.config.access ? createAccessVerifier(deps.config.access) : null,
+    agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
+  });
+  await app.register(jobs, {
+    mode: deps.worker ?? deps.config.workerMode,
+    connectionString: deps.databaseUrl,
+    concurrency: deps.config.workerConcurrency,
+    taskList: buildTaskList({ sql: deps.sql, config: deps.config }, deps.extraTasks),
+  });
+  app.decorate('config', deps.config);
+
+  await app.register(
+    async (api) => {
+      await api.register(system);
+      await api.register(spaces);
+      await api.register(settings);
+      await api.register(theme);
+      await api.register(agents);
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+  }
+}

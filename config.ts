@@ -1,0 +1,213 @@
+// Every setting of the hub comes from the environment (and an optional .env file), validated once at start.
+// A bad value stops start-up with a ConfigError naming the variable, so misconfiguration is never silent.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable} ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+export type WorkerMode = 'in-process' | 'separate';
+
+export interface AccessConfig {
+  teamDomain: string;
+  audience: string;
+  ownerEmails: string[];
+  /** Where the team's signing keys are published; derived from the team domain unless overridden. */
+  certsUrl: string;
+  issuer: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** null: start the embedded PostgreSQL under dataDir. */
+  databaseUrl: string | null;
+  databaseAllowSuperuser: boolean;
+  /** null: generated on first start and kept in dataDir. */
+  ownerToken: string | null;
+  access: AccessConfig | null;
+  workerMode: WorkerMode;
+  workerConcurrency: number;
+  agentRateLimitPerMinute: number;
+  logLevel: string;
+  allowPrivateFetch: boolean;
+  webhookSecret: string | null;
+  uploadMaxBytes: number;
+  jobsRetentionHours: number;
+  voiceClipsDir: string;
+  videoOembedUrl: string;
+  videoTranscriptCommand: string | null;
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === null) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be 1/true/yes/on or 0/false/no/off (got "${raw}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${choices.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}
+
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name) ?? fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http(s) URL (got "${raw}")`);
+  }
+  return url.toString();
+}
+
+function databaseUrl(env: Env): string | null {
+  const raw = text(env, 'DATABASE_URL');
+  if (raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'is not a valid URL (expected postgres://user:password@host:5432/database)',
+    );
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(
+      'DATABASE_URL',
+      `must start with postgres:// or postgresql:// (got "${url.protocol}")`,
+    );
+  }
+  if (!url.hostname || url.pathname.length <= 1) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'must name a host and a database (postgres://user:password@host:5432/database)',
+    );
+  }
+  return raw;
+}
+
+function access(env: Env): AccessConfig | null {
+  const names = ['ACCESS_TEAM_DOMAIN', 'ACCESS_AUDIENCE', 'OWNER_EMAILS'] as const;
+  const values = names.map((name) => text(env, name));
+  if (values.every((value) => value === null)) return null;
+  const missing = names.filter((_, i) => values[i] === null);
+  if (missing.length > 0) {
+    throw new ConfigError(missing[0], `must be set too: the access-proxy login needs ${names.join(', ')}`);
+  }
+  const [teamDomain, audience, emails] = values as string[];
+  if (!/^[a-z0-9.-]+(:\d+)?$/i.test(teamDomain)) {
+    throw new ConfigError(
+      'ACCESS_TEAM_DOMAIN',
+      `must be a host name like myteam.cloudflareaccess.com (got "${teamDomain}")`,
+    );
+  }
+  const ownerEmails = emails
+    .split(',')
+    .map((email) => email.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = ownerEmails.find((email) => !/^[^@\s]+@[^@\s]+$/.test(email));
+  if (bad !== undefined || ownerEmails.length === 0) {
+    throw new ConfigError(
+      'OWNER_EMAILS',
+      `must be a comma-separated list of email addresses (got "${emails}")`,
+    );
+  }
+  const issuer = `https://${teamDomain}`;
+  return {
+    teamDomain,
+    audience,
+    ownerEmails,
+    issuer,
+    certsUrl: httpUrl(env, 'ACCESS_CERTS_URL', `${issuer}/cdn-cgi/access/certs`),
+  };
+}
+
+/** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
+export function defaultDataDir(): string {
+  return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
+}
+
+/** Values from a .env file in the working directory fill in what the real environment leaves unset. */
+export function environment(cwd = process.cwd()): Env {
+  const file = path.join(cwd, '.env');
+  const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
+  return { ...fromFile, ...process.env };
+}
+
+export function loadConfig(env: Env = environment()): Config {
+  const ownerToken = text(env, 'OWNER_TOKEN');
+  if (ownerToken !== null && ownerToken.length < 24) {
+    throw new ConfigError(
+      'OWNER_TOKEN',
+      'must be at least 24 characters (leave it unset to have one generated)',
+    );
+  }
+  const dataDir = path.resolve(text(env, 'DATA_DIR') ?? defaultDataDir());
+  return {
+    port: integer(env, 'PORT', 3000, 1, 65535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    dataDir,
+    databaseUrl: databaseUrl(env),
+    databaseAllowSuperuser: flag(env, 'DATABASE_ALLOW_SUPERUSER'),
+    ownerToken,
+    access: access(env),
+    workerMode: oneOf(env, 'WORKER_MODE', ['in-process', 'separate'] as const, 'in-process'),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    agentRateLimitPerMinute: integer(env, 'AGENT_RATE_LIMIT', 120, 1, 100_000),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    allowPrivateFetch: flag(env, 'VOID_INGEST_ALLOW_PRIVATE'),
+    webhookSecret: text(env, 'WEBHOOK_SECRET'),
+    uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    jobsRetentionHours: integer(env, 'JOBS_RETENTION_HOURS', 24 * 7, 1, 24 * 365),
+    voiceClipsDir: path.resolve(text(env, 'VOICE_CLIPS_DIR') ?? path.join(dataDir, 'voice-clips')),
+    videoOembedUrl: httpUrl(env, 'VIDEO_OEMBED_URL', 'https://www.youtube.com/oembed'),
+    videoTranscriptCommand: text(env, 'VIDEO_TRANSCRIPT_COMMAND'),
+  };
+}
+
+/** The database URL with its password masked, for logs. */
+export function describeDatabaseUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,136 @@
+import type { Db } from '../../plugins/db.ts';
+import type { AgentInput, AgentPatch } from './schema.ts';
+
+export type Tier = 'read' | 'suggest' | 'owner';
+
+export interface AgentRow {
+  id: string;
+  name: string;
+  display_name: string;
+  persona: string;
+  capabilities: string[];
+  tier: Tier;
+  space_id: string | null;
+  status: 'active' | 'disabled';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TokenRow {
+  id: string;
+  agent_id: string;
+  label: string;
+  token_prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const agentColumns = [
+  'id',
+  'name',
+  'display_name',
+  'persona',
+  'capabilities',
+  'tier',
+  'space_id',
+  'status',
+  'created_at',
+  'updated_at',
+];
+const tokenColumns = [
+  'id',
+  'agent_id',
+  'label',
+  'token_prefix',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+];
+
+export async function listAgents(sql: Db, limit: number, offset: number) {
+  const items = await sql<AgentRow[]>`
+    select ${sql(agentColumns)} from agents order by name limit ${limit} offset ${offset}`;
+  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from agents`;
+  return { items, total };
+}
+
+export async function findAgent(sql: Db, id: string): Promise<AgentRow | undefined> {
+  const [row] = await sql<AgentRow[]>`select ${sql(agentColumns)} from agents where id = ${id}`;
+  return row;
+}
+
+export async function insertAgent(sql: Db, input: AgentInput): Promise<AgentRow> {
+  const [row] = await sql<AgentRow[]>`
+    insert into agents (name, display_name, persona, capabilities, tier, space_id, status)
+    values (${input.name}, ${input.display_name ?? input.name}, ${input.persona ?? ''}, ${input.capabilities ?? []},
+            ${input.tier ?? 'suggest'}, ${input.space_id ?? null}, ${input.status ?? 'active'})
+    returning ${sql(agentColumns)}`;
+  return row;
+}
+
+export async function updateAgent(sql: Db, id: string, patch: AgentPatch): Promise<AgentRow | undefined> {
+  const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  if (Object.keys(fields).length === 0) return findAgent(sql, id);
+  const [row] = await sql<AgentRow[]>`
+    update agents set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(agentColumns)}`;
+  return row;
+}
+
+export async function deleteAgent(sql: Db, id: string): Promise<boolean> {
+  const rows = await sql`delete from agents where id = ${id}`;
+  return rows.count > 0;
+}
+
+export async function listTokens(sql: Db, agentId: string | undefined, limit: number, offset: number) {
+  const where = agentId ? sql`where agent_id = ${agentId}` : sql``;
+  const items = await sql<TokenRow[]>`
+    select ${sql(tokenColumns)} from agent_tokens ${where} order by created_at desc limit ${limit} offset ${offset}`;
+  const [{ total }] = await sql<
+    { total: number }[]
+  >`select count(*)::int as total from agent_tokens ${where}`;
+  return { items, total };
+}
+
+export async function insertToken(
+  sql: Db,
+  token: { agent_id: string; label: string; hash: Buffer; prefix: string; expires_at: Date | null },
+): Promise<TokenRow> {
+  const [row] = await sql<TokenRow[]>`
+    insert into agent_tokens (agent_id, label, token_hash, token_prefix, expires_at)
+    values (${token.agent_id}, ${token.label}, ${token.hash}, ${token.prefix}, ${token.expires_at})
+    returning ${sql(tokenColumns)}`;
+  return row;
+}
+
+export async function revokeToken(sql: Db, id: string): Promise<TokenRow | undefined> {
+  const [row] = await sql<TokenRow[]>`
+    update agent_tokens set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning ${sql(tokenColumns)}`;
+  return row;
+}
+
+export interface TokenOwner {
+  token_id: string;
+  token_hash: Buffer;
+  agent_id: string;
+  name: string;
+  tier: Tier;
+  space_id: string | null;
+}
+
+/** The active agent behind a token hash: token neither revoked nor expired, agent not disabled. */
+export async function findTokenOwner(sql: Db, hash: Buffer): Promise<TokenOwner | undefined> {
+  const [row] = await sql<TokenOwner[]>`
+    select t.id as token_id, t.token_hash, a.id as agent_id, a.name, a.tier, a.space_id
+    from agent_tokens t join agents a on a.id = t.agent_id
+    where t.token_hash = ${hash} and t.revoked_at is null
+      and (t.expires_at is null or t.expires_at > now()) and a.status = 'active'`;
+  if (row) {
+    // Touch at most once a minute so a busy agent does not turn every read into a write.
+    await sql`update agent_tokens set last_used_at = now()
+      where id = ${row.token_id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+  }
+  return row;
+}

@@ -1,0 +1,76 @@
+// Owner-only access to the generic settings store.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
+
+const tags = ['settings'];
+const Key = Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,99}$' });
+const Setting = Type.Object({ key: Key, value: Type.Unknown(), updated_at: Timestamp }, { $id: 'Setting' });
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Setting);
+  app.addHook('onRequest', app.owner);
+
+  app.get(
+    '/settings',
+    {
+      schema: {
+        tags,
+        summary: 'List settings',
+        response: { 200: Type.Object({ items: Type.Array(Type.Ref('Setting')) }), ...errors(401, 403) },
+      },
+    },
+    async () => ({ items: await listSettings(app.sql) }),
+  );
+
+  app.get(
+    '/settings/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Read one setting',
+        params: Type.Object({ key: Key }),
+        response: { 200: Type.Object({ key: Key, value: Type.Unknown() }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const value = await getSetting(app.sql, request.params.key);
+      if (value === undefined) throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+      return { key: request.params.key, value };
+    },
+  );
+
+  app.put(
+    '/settings/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Write one setting',
+        params: Type.Object({ key: Key }),
+        body: Type.Object({ value: Type.Unknown() }, { required: ['value'] }),
+        response: { 200: Type.Ref('Setting'), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => putSetting(app.sql, request.params.key, request.body.value),
+  );
+
+  app.delete(
+    '/settings/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Remove one setting',
+        params: Type.Object({ key: Key }),
+        response: { 204: NoContent, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteSetting(app.sql, request.params.key)))
+        throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default plugin;

@@ -1,0 +1,30 @@
+// The generic app_settings key/value store; other domains keep their settings here under their own key.
+import type { Db } from '../../plugins/db.ts';
+
+export interface SettingRow {
+  key: string;
+  value: unknown;
+  updated_at: Date;
+}
+
+export async function listSettings(sql: Db): Promise<SettingRow[]> {
+  return sql<SettingRow[]>`select key, value, updated_at from app_settings order by key`;
+}
+
+export async function getSetting<T>(sql: Db, key: string): Promise<T | undefined> {
+  const [row] = await sql<{ value: T }[]>`select value from app_settings where key = ${key}`;
+  return row?.value;
+}
+
+export async function putSetting(sql: Db, key: string, value: unknown): Promise<SettingRow> {
+  const [row] = await sql<SettingRow[]>`
+    insert into app_settings (key, value) values (${key}, ${sql.json(value as never)})
+    on conflict (key) do update set value = excluded.value, updated_at = now()
+    returning key, value, updated_at`;
+  return row;
+}
+
+export async function deleteSetting(sql: Db, key: string): Promise<boolean> {
+  const result = await sql`delete from app_settings where key = ${key}`;
+  return result.count > 0;
+}

@@ -1,0 +1,103 @@
+// Spaces own everything in the knowledge store. The owner manages them; agents read the spaces in their scope.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { agentCanReachSpace } from '../../plugins/auth.ts';
+import { CreateSpace, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
+import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
+
+const tags = ['spaces'];
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Space);
+
+  app.get(
+    '/spaces',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'List spaces',
+        querystring: SpaceListQuery,
+        response: { 200: SpaceList, ...errors(401) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      const scope = principal?.kind === 'agent' ? principal.spaceId : null;
+      const { items, total } = await listSpaces(app.sql, request.query, scope);
+      return { items, total, ...request.query };
+    },
+  );
+
+  app.get(
+    '/spaces/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Get a space',
+        params: IdParams,
+        response: { 200: Space, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      if (!agentCanReachSpace(request.principal, request.params.id))
+        throw app.httpErrors.forbidden("space outside this agent's scope");
+      const space = await findSpace(app.sql, request.params.id);
+      if (!space) throw app.httpErrors.notFound('space not found');
+      return space;
+    },
+  );
+
+  app.post(
+    '/spaces',
+    {
+      onRequest: app.owner,
+      schema: {
+        tags,
+        summary: 'Create a space',
+        body: CreateSpace,
+        response: { 201: Space, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await insertSpace(app.sql, request.body)),
+  );
+
+  app.patch(
+    '/spaces/:id',
+    {
+      onRequest: app.owner,
+      schema: {
+        tags,
+        summary: 'Rename or describe a space',
+        params: IdParams,
+        body: UpdateSpace,
+        response: { 200: Space, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const space = await updateSpace(app.sql, request.params.id, request.body);
+      if (!space) throw app.httpErrors.notFound('space not found');
+      return space;
+    },
+  );
+
+  app.delete(
+    '/spaces/:id',
+    {
+      onRequest: app.owner,
+      schema: {
+        tags,
+        summary: 'Delete an empty space',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteSpace(app.sql, request.params.id))) throw app.httpErrors.notFound('space not found');
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default plugin;

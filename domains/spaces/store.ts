@@ -1,0 +1,54 @@
+import type { Db } from '../../plugins/db.ts';
+import type { CreateSpace, UpdateSpace } from './schema.ts';
+
+export interface SpaceRow {
+  id: string;
+  name: string;
+  description: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const columns = ['id', 'name', 'description', 'created_at', 'updated_at'];
+
+/** Lists spaces; `onlyId` narrows to the one space a scoped agent may see. */
+export async function listSpaces(
+  sql: Db,
+  page: { limit: number; offset: number },
+  onlyId: string | null = null,
+) {
+  const where = onlyId ? sql`where id = ${onlyId}` : sql``;
+  const items = await sql<SpaceRow[]>`
+    select ${sql(columns)} from spaces ${where} order by lower(name) limit ${page.limit} offset ${page.offset}`;
+  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from spaces ${where}`;
+  return { items, total };
+}
+
+export async function findSpace(sql: Db, id: string): Promise<SpaceRow | undefined> {
+  const [row] = await sql<SpaceRow[]>`select ${sql(columns)} from spaces where id = ${id}`;
+  return row;
+}
+
+export async function spaceExists(sql: Db, id: string): Promise<boolean> {
+  const [row] = await sql`select 1 from spaces where id = ${id}`;
+  return row !== undefined;
+}
+
+export async function insertSpace(sql: Db, input: CreateSpace): Promise<SpaceRow> {
+  const [row] = await sql<SpaceRow[]>`
+    insert into spaces (name, description) values (${input.name.trim()}, ${input.description ?? ''})
+    returning ${sql(columns)}`;
+  return row;
+}
+
+export async function updateSpace(sql: Db, id: string, patch: UpdateSpace): Promise<SpaceRow | undefined> {
+  const fields = { ...patch, ...(patch.name ? { name: patch.name.trim() } : {}) };
+  const [row] = await sql<SpaceRow[]>`
+    update spaces set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(columns)}`;
+  return row;
+}
+
+export async function deleteSpace(sql: Db, id: string): Promise<boolean> {
+  const result = await sql`delete from spaces where id = ${id}`;
+  return result.count > 0;
+}

@@ -1,0 +1,63 @@
+// Liveness, readiness and version.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { pendingMigrations } from '../../lib/migrate.ts';
+import { version } from '../../lib/version.ts';
+
+const Readiness = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  database: Type.Boolean(),
+  migrations: Type.Object({ pending: Type.Array(Type.Integer()) }),
+  worker: Type.String(),
+});
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Liveness',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Readiness: database reachable, migrations applied, worker running',
+        response: { 200: Readiness, 503: Readiness },
+      },
+    },
+    async (_request, reply) => {
+      const database = await app.sql`select 1`.then(
+        () => true,
+        () => false,
+      );
+      const pending = database ? await pendingMigrations(app.sql) : [];
+      const worker = app.jobs.state();
+      const ready = database && pending.length === 0 && (worker === 'running' || worker === 'separate');
+      return reply
+        .status(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not_ready', database, migrations: { pending }, worker });
+    },
+  );
+
+  app.get(
+    '/version',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'The service version',
+        response: { 200: Type.Object({ version: Type.String() }) },
+      },
+    },
+    async () => ({ version }),
+  );
+};
+
+export default plugin;

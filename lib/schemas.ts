@@ -1,0 +1,43 @@
+// Schemas shared by every domain: ids, timestamps, pagination and the error body.
+import { type Static, type TSchema, Type } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid' });
+// Rows carry Date objects; the serializer writes them as ISO 8601 strings.
+export const Timestamp = Type.Unsafe<Date | string>(Type.String({ format: 'date-time' }));
+export const NoContent = Type.Null({ description: 'No content' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const IdParams = Type.Object({ id: Uuid });
+export type IdParams = Static<typeof IdParams>;
+
+export const maxPageSize = 100;
+
+export const PageQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: maxPageSize, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+
+/** A page of items: `{ items, total, limit, offset }`. */
+export function Paginated<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer({ minimum: 0 }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  });
+}
+
+export const ErrorResponse = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    code: Type.String(),
+    error: Type.String(),
+    message: Type.String(),
+  },
+  { $id: 'ErrorResponse', additionalProperties: true },
+);
+
+/** The error responses a route can give, for its OpenAPI entry. */
+export function errors(...codes: number[]): Record<number, typeof ErrorResponse> {
+  return Object.fromEntries(codes.map((code) => [code, ErrorResponse]));
+}

@@ -1,0 +1,20 @@
+// Token handling shared by the owner token, agent tokens and the webhook signature.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Constant-time comparison; a length mismatch returns false instead of throwing. */
+export function constantTimeEqual(a: string | Buffer, b: string | Buffer): boolean {
+  const left = typeof a === 'string' ? Buffer.from(a) : a;
+  const right = typeof b === 'string' ? Buffer.from(b) : b;
+  if (left.length !== right.length) return false;
+  return timingSafeEqual(left, right);
+}
+
+/** A new random bearer token with a recognisable prefix. */
+export function newToken(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Tokens carry 256 random bits, so a fast hash is enough to store them safely. */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

@@ -1,0 +1,122 @@
+// Background jobs: graphile-worker, in-process by default (WORKER_MODE=separate leaves it to `npm run worker`).
+// Jobs are enqueued with SQL inside the caller's transaction, so a job exists exactly when its row does.
+
+import type { FastifyBaseLogger } from 'fastify';
+import fp from 'fastify-plugin';
+import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
+import type { Sql } from 'postgres';
+
+export interface EnqueueOptions {
+  /** Deduplicates: a pending job with the same key is replaced rather than added again. */
+  jobKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+  queueName?: string;
+  priority?: number;
+}
+
+export interface EnqueuedJob {
+  id: string;
+  task_identifier: string;
+}
+
+/** Adds a job with the caller's connection or transaction: it commits or rolls back with the caller's work. */
+export async function enqueue(
+  sql: Sql,
+  task: string,
+  payload: unknown,
+  options: EnqueueOptions = {},
+): Promise<EnqueuedJob> {
+  const [job] = await sql<EnqueuedJob[]>`
+    select id::text, task_identifier from graphile_worker.add_job(
+      identifier => ${task},
+      payload => ${JSON.stringify(payload ?? {})}::json,
+      queue_name => ${options.queueName ?? null},
+      run_at => ${options.runAt ?? null},
+      max_attempts => ${options.maxAttempts ?? null},
+      job_key => ${options.jobKey ?? null},
+      priority => ${options.priority ?? null}
+    )`;
+  return job;
+}
+
+export function workerLogger(log: FastifyBaseLogger): Logger {
+  return new Logger((scope) => (level, message, meta) => {
+    const target =
+      level === 'error'
+        ? log.error
+        : level === 'warning'
+          ? log.warn
+          : level === 'debug'
+            ? log.debug
+            : log.info;
+    target.call(log, { worker: scope, ...meta }, message);
+  });
+}
+
+export interface WorkerOptions {
+  connectionString: string;
+  taskList: TaskList;
+  concurrency: number;
+  log: FastifyBaseLogger;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<Runner> {
+  return run({
+    connectionString: options.connectionString,
+    taskList: options.taskList,
+    concurrency: options.concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    parsedCronItems: [],
+    logger: workerLogger(options.log),
+  });
+}
+
+export type WorkerState = 'running' | 'stopped' | 'separate' | 'off';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: { state(): WorkerState; runner: Runner | null };
+  }
+}
+
+export interface JobsPluginOptions extends Omit<WorkerOptions, 'log'> {
+  /** in-process: run the worker here; separate: another process runs it; off: nobody (tests that only enqueue). */
+  mode: 'in-process' | 'separate' | 'off';
+}
+
+export default fp<JobsPluginOptions>(
+  async (app, options) => {
+    let runner: Runner | null = null;
+    let stopped = false;
+    app.decorate('jobs', {
+      state: (): WorkerState => {
+        if (options.mode !== 'in-process') return options.mode;
+        return runner && !stopped ? 'running' : 'stopped';
+      },
+      get runner() {
+        return runner;
+      },
+    });
+    if (options.mode !== 'in-process') return;
+    app.addHook('onReady', async () => {
+      runner = await startWorker({ ...options, log: app.log.child({ component: 'worker' }) });
+      runner.promise.then(
+        () => {
+          stopped = true;
+        },
+        (error: unknown) => {
+          stopped = true;
+          app.log.error({ err: error }, 'worker stopped with an error');
+        },
+      );
+    });
+    app.addHook('onClose', async () => {
+      // Finishes the jobs in flight before the database goes away.
+      await runner?.stop();
+      stopped = true;
+    });
+  },
+  { name: 'jobs' },
+);

@@ -1,0 +1,46 @@
+// Run by before.ts, once before the test files: starts the test cluster and builds the migrated template database.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { runMigrations } from 'graphile-worker';
+import postgres from 'postgres';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+import { migrate } from '../../lib/migrate.ts';
+import { type ClusterState, clusterDir, runtimeDir, stateFile, withDatabase } from './cluster.ts';
+
+const started = Date.now();
+const external = process.env.DATABASE_URL;
+let state: ClusterState;
+
+// A run that was killed can leave its cluster running on this directory: stop it before starting afresh.
+await stopEmbeddedPostgres({ dir: `${clusterDir}/pg`, runtimeDir, log: () => undefined });
+await rm(clusterDir, { recursive: true, force: true });
+await mkdir(clusterDir, { recursive: true, mode: 0o755 });
+
+if (external) {
+  state = { adminUrl: external, appUrl: external, template: `hub_template_${process.pid}`, embedded: false };
+} else {
+  const cluster = await startEmbeddedPostgres({
+    dir: `${clusterDir}/pg`,
+    runtimeDir,
+    appRole: 'hub_test',
+    appDatabase: 'hub_test',
+    log: () => undefined,
+  });
+  state = { adminUrl: cluster.adminUrl, appUrl: cluster.url, template: 'hub_template', embedded: true };
+}
+
+const admin = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
+const owner = new URL(state.appUrl).username;
+await admin.unsafe(`drop database if exists ${state.template} with (force)`);
+await admin.unsafe(`create database ${state.template} owner "${owner}"`);
+await admin.end();
+
+const templateUrl = withDatabase(state.appUrl, state.template);
+const sql = postgres(templateUrl, { max: 1, onnotice: () => undefined });
+await migrate(sql);
+await sql.end();
+await runMigrations({ connectionString: templateUrl, logger: undefined });
+
+await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+console.log(
+  `# test database ready in ${Date.now() - started} ms (${state.embedded ? 'embedded' : 'DATABASE_URL'})`,
+);

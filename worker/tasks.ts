@@ -1,0 +1,18 @@
+// The task list: every domain's jobs.ts exports a function that builds its task map from the shared
+// dependencies; the worker (in-process or separate) gathers them here.
+import type { TaskList } from 'graphile-worker';
+import type { Sql } from 'postgres';
+import type { Config } from '../config.ts';
+
+export interface JobDeps {
+  sql: Sql;
+  config: Config;
+}
+
+export type DomainTasks = (deps: JobDeps) => TaskList;
+
+const domains: DomainTasks[] = [];
+
+export function buildTaskList(deps: JobDeps, extra: TaskList = {}): TaskList {
+  return Object.assign({}, ...domains.map((tasks) => tasks(deps)), extra);
+}
