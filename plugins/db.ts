@@ -5,7 +5,8 @@ import postgres, { type ISql, type Sql } from 'postgres';
 
 export type { Sql };
 /** A pool or a transaction: what store functions take, so callers decide the transaction. */
-export type Db = ISql<Record<string, unknown>>;
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+export type Db = ISql<{}>;
 
 export interface DbLogger {
   warn(object: object, message: string): void;
