@@ -4,6 +4,6 @@ import { execFileSync } from 'node:child_process';
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(NODE_|_?TAP)/i.test(name)));
 execFileSync(process.execPath, [new URL('./cluster-start.ts', import.meta.url).pathname], {
-  env,
+  env: { ...env, OPS_HUB_TEST_RUN: String(process.ppid) },
   stdio: 'inherit',
 });

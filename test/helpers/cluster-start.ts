@@ -1,17 +1,41 @@
 // Run by before.ts, once before the test files: starts the test cluster and builds the migrated template database.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import postgres from 'postgres';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
 import { migrate } from '../../lib/migrate.ts';
-import { type ClusterState, clusterDir, runtimeDir, stateFile, withDatabase } from './cluster.ts';
+import {
+  type ClusterState,
+  clusterDir,
+  clusterPrefix,
+  runtimeDir,
+  stateFile,
+  withDatabase,
+} from './cluster.ts';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 const started = Date.now();
 const external = process.env.DATABASE_URL;
 let state: ClusterState;
 
-// A run that was killed can leave its cluster running on this directory: stop it before starting afresh.
-await stopEmbeddedPostgres({ dir: `${clusterDir}/pg`, runtimeDir, log: () => undefined });
+// Runs that were killed leave their clusters behind: stop and remove those whose tap process is gone.
+for (const entry of await readdir(os.tmpdir())) {
+  const pid = Number(entry.slice(clusterPrefix.length));
+  if (!entry.startsWith(clusterPrefix) || !Number.isInteger(pid) || alive(pid)) continue;
+  const dir = path.join(os.tmpdir(), entry);
+  await stopEmbeddedPostgres({ dir: `${dir}/pg`, runtimeDir, log: () => undefined }).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+}
 await rm(clusterDir, { recursive: true, force: true });
 await mkdir(clusterDir, { recursive: true, mode: 0o755 });
 

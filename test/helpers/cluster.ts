@@ -1,6 +1,5 @@
 // The test database cluster shared by one `npm test` run: started by before.ts, stopped by after.ts.
 // A migrated template database is cloned for every test file, so files run in parallel on fresh data.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,10 +13,15 @@ export interface ClusterState {
   embedded: boolean;
 }
 
-const runId = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 10);
+/**
+ * One cluster per tap run, so runs side by side never share one. tap spawns before.ts, after.ts and every test
+ * file itself: its pid (our parent's) names the run; the helpers pass it on to their child as OPS_HUB_TEST_RUN.
+ */
+export const runId = process.env.OPS_HUB_TEST_RUN ?? String(process.ppid);
+export const clusterPrefix = 'ops-hub-test-run-';
 
 /** Under the system temp dir: as root the database runs as the postgres user, who must reach it. */
-export const clusterDir = path.join(os.tmpdir(), `ops-hub-test-${runId}`);
+export const clusterDir = path.join(os.tmpdir(), `${clusterPrefix}${runId}`);
 export const runtimeDir = path.join(os.tmpdir(), 'ops-hub-test-runtime');
 export const stateFile = path.join(clusterDir, 'state.json');
 
