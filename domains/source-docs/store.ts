@@ -1,0 +1,130 @@
+// Source documents: what ingestion captured (URL fetches, uploads, webhooks, video transcripts). Ingestion writes
+// through upsertSourceDocByUrl / insertSourceDoc; the REST routes read, edit and delete.
+import type { Db } from '../../plugins/db.ts';
+
+export type SourceDocOrigin = 'url' | 'upload' | 'webhook' | 'video';
+
+export interface SourceDocRow {
+  id: string;
+  space_id: string;
+  url: string | null;
+  title: string;
+  content: string;
+  content_type: string;
+  origin: SourceDocOrigin;
+  captured_at: Date;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A list entry: everything but the content, which can be large. */
+export type SourceDocSummary = Omit<SourceDocRow, 'content'> & { content_length: number };
+
+export interface NewSourceDoc {
+  space_id: string;
+  url: string | null;
+  title: string;
+  content: string;
+  content_type: string;
+  origin: SourceDocOrigin;
+  metadata?: Record<string, unknown>;
+  captured_at?: Date;
+}
+
+export interface SourceDocPatch {
+  title?: string;
+  content?: string;
+  content_type?: string;
+  url?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+const columns = [
+  'id',
+  'space_id',
+  'url',
+  'title',
+  'content',
+  'content_type',
+  'origin',
+  'captured_at',
+  'metadata',
+  'created_at',
+  'updated_at',
+];
+const summaryColumns = columns.filter((column) => column !== 'content');
+
+/** Inserts or refreshes the document of a URL in a space, atomically (one row per space and URL). */
+export async function upsertSourceDocByUrl(
+  sql: Db,
+  doc: NewSourceDoc & { url: string; origin: Exclude<SourceDocOrigin, 'upload'> },
+): Promise<SourceDocRow> {
+  const [row] = await sql<SourceDocRow[]>`
+    insert into source_docs (space_id, url, title, content, content_type, origin, captured_at, metadata)
+    values (${doc.space_id}, ${doc.url}, ${doc.title}, ${doc.content}, ${doc.content_type}, ${doc.origin},
+            ${doc.captured_at ?? new Date()}, ${sql.json((doc.metadata ?? {}) as never)})
+    on conflict (space_id, url) do update set
+      title = excluded.title, content = excluded.content, content_type = excluded.content_type,
+      origin = excluded.origin, captured_at = excluded.captured_at, metadata = excluded.metadata,
+      updated_at = now()
+    returning ${sql(columns)}`;
+  return row;
+}
+
+/** Inserts a new document; a URL already captured in the space is a unique violation (409). */
+export async function insertSourceDoc(sql: Db, doc: NewSourceDoc): Promise<SourceDocRow> {
+  const [row] = await sql<SourceDocRow[]>`
+    insert into source_docs (space_id, url, title, content, content_type, origin, captured_at, metadata)
+    values (${doc.space_id}, ${doc.url}, ${doc.title}, ${doc.content}, ${doc.content_type}, ${doc.origin},
+            ${doc.captured_at ?? new Date()}, ${sql.json((doc.metadata ?? {}) as never)})
+    returning ${sql(columns)}`;
+  return row;
+}
+
+export async function findSourceDoc(sql: Db, id: string): Promise<SourceDocRow | undefined> {
+  const [row] = await sql<SourceDocRow[]>`select ${sql(columns)} from source_docs where id = ${id}`;
+  return row;
+}
+
+/** The row locked for the rest of the transaction, for an update or delete that checks it first. */
+export async function lockSourceDoc(sql: Db, id: string): Promise<SourceDocRow | undefined> {
+  const [row] = await sql<
+    SourceDocRow[]
+  >`select ${sql(columns)} from source_docs where id = ${id} for update`;
+  return row;
+}
+
+export async function listSourceDocs(
+  sql: Db,
+  filter: { spaceId?: string; origin?: SourceDocOrigin; limit: number; offset: number },
+) {
+  const where = sql`where true
+    ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
+    ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}`;
+  const items = await sql<SourceDocSummary[]>`
+    select ${sql(summaryColumns)}, length(content)::int as content_length
+    from source_docs ${where} order by captured_at desc, id limit ${filter.limit} offset ${filter.offset}`;
+  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from source_docs ${where}`;
+  return { items, total };
+}
+
+export async function updateSourceDoc(
+  sql: Db,
+  id: string,
+  patch: SourceDocPatch,
+): Promise<SourceDocRow | undefined> {
+  const fields: Record<string, unknown> = Object.fromEntries(
+    Object.entries(patch).filter(([, value]) => value !== undefined),
+  );
+  if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
+  if (Object.keys(fields).length === 0) return findSourceDoc(sql, id);
+  const [row] = await sql<SourceDocRow[]>`
+    update source_docs set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(columns)}`;
+  return row;
+}
+
+export async function deleteSourceDoc(sql: Db, id: string): Promise<boolean> {
+  const result = await sql`delete from source_docs where id = ${id}`;
+  return result.count > 0;
+}
