@@ -1,11 +1,153 @@
-// Verifies the access proxy's JWT (Cf-Access-Jwt-Assertion) as an owner login.
+// Verifies the access proxy's JWT (Cf-Access-Jwt-Assertion) as an owner login: RS256 only, keys from the team's
+// published key set, audience, issuer, validity window and the owner allow-list all checked. Anything unexpected,
+// including the key set being down or hanging, fails closed to "not the owner" so the bearer token stays the way in.
+import { createVerifier, TokenError } from 'fast-jwt';
+import buildGetJwks from 'get-jwks';
+import { Agent, Dispatcher1Wrapper } from 'undici';
 import type { AccessConfig } from '../config.ts';
 
-export interface AccessVerifier {
-  /** The owner's email when the token is valid and allowed; null on any failure (fails closed). */
-  verify(token: string): Promise<string | null>;
+/** The slice of a pino/Fastify logger the verifier writes to; reasons only, never the token. */
+export interface AccessLog {
+  info(details: object, message: string): void;
+  debug(details: object, message: string): void;
 }
 
-export function createAccessVerifier(_access: AccessConfig): AccessVerifier {
-  return { verify: async () => null };
+export interface AccessVerifier {
+  /** The owner's email when the token is valid and allowed; null on any failure (fails closed, never throws). */
+  verify(token: string, log?: AccessLog): Promise<string | null>;
+  /** Drops the key-set connections, aborting a fetch still in flight. */
+  close(): Promise<void>;
+}
+
+export interface AccessVerifierOptions {
+  /** The most one verification may take, key-set fetch included. */
+  timeoutMs?: number;
+  /** Per-fetch limits on connecting and on waiting for response headers and body bytes. */
+  connectTimeoutMs?: number;
+  responseTimeoutMs?: number;
+  /** How long a fetched key is trusted before the key set is asked again. */
+  keyCacheTtlMs?: number;
+  /** Allowed clock difference with the proxy when checking exp and nbf. */
+  clockToleranceMs?: number;
+  log?: AccessLog;
+}
+
+/** A reason to refuse found before any key is fetched. */
+class Refusal extends Error {
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+interface Decoded {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+type BuiltinDispatcher = NonNullable<RequestInit['dispatcher']>;
+
+const silent: AccessLog = { info: () => undefined, debug: () => undefined };
+// A real key id is short; a huge one is junk and would only bloat the key cache.
+const maxKidLength = 256;
+
+/** What went wrong, for the log: codes and messages of the error and its causes (none of them carries the token). */
+function describe(error: unknown): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    const prefix = depth === 0 ? '' : `cause${depth}_`;
+    if (current instanceof Refusal) details.reason = current.reason;
+    if (code !== undefined) details[`${prefix}code`] = code;
+    details[`${prefix}message`] = current.message;
+    current = (current as { originalError?: unknown }).originalError ?? current.cause;
+  }
+  return details;
+}
+
+export function createAccessVerifier(
+  access: AccessConfig,
+  options: AccessVerifierOptions = {},
+): AccessVerifier {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const responseTimeoutMs = options.responseTimeoutMs ?? 4_000;
+  const defaultLog = options.log ?? silent;
+
+  // get-jwks ignores its `timeout` option and calls the built-in fetch, so the limits live in the dispatcher.
+  // Node 24's bundled fetch speaks the older handler API; Dispatcher1Wrapper adapts undici 8's agent to it
+  // (passing the agent bare makes every fetch fail with "invalid onRequestStart method").
+  const agent = new Agent({
+    connectTimeout: options.connectTimeoutMs ?? 3_000,
+    headersTimeout: responseTimeoutMs,
+    bodyTimeout: responseTimeoutMs,
+  });
+  // Only the type declarations of the two undici versions differ here, not the runtime contract.
+  const dispatcher = new Dispatcher1Wrapper(agent) as unknown as BuiltinDispatcher;
+
+  const certs = new URL(access.certsUrl);
+  const domain = `${certs.origin}/`;
+  const jwksPath = `${certs.pathname}${certs.search}`;
+  const jwks = buildGetJwks({
+    ttl: options.keyCacheTtlMs ?? 10 * 60_000,
+    max: 20,
+    jwksPath,
+    fetchOptions: { dispatcher, redirect: 'error', headers: { accept: 'application/json' } },
+  });
+
+  const verifyToken = createVerifier({
+    algorithms: ['RS256'],
+    allowedAud: access.audience,
+    allowedIss: access.issuer,
+    requiredClaims: ['exp', 'iss', 'aud', 'email'],
+    clockTolerance: options.clockToleranceMs ?? 30_000,
+    // Checked before any key is fetched, so junk tokens never make the hub call the key set.
+    key: async ({ header, payload }: Decoded) => {
+      if (header.alg !== 'RS256')
+        throw new Refusal('algorithm', `algorithm ${String(header.alg)} is not RS256`);
+      const kid = header.kid;
+      if (typeof kid !== 'string' || kid === '' || kid.length > maxKidLength) {
+        throw new Refusal('kid', 'the token names no usable key id');
+      }
+      if (payload.iss !== access.issuer) throw new Refusal('issuer', 'the token comes from another issuer');
+      return jwks.getPublicKey({ domain, alg: 'RS256', kid });
+    },
+  });
+
+  async function check(token: string): Promise<string> {
+    const payload: Record<string, unknown> = await verifyToken(token);
+    const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
+    if (!email || !access.ownerEmails.includes(email)) {
+      throw new Refusal('email', `${email || 'the token'} is not an owner email`);
+    }
+    return email;
+  }
+
+  function withDeadline(work: Promise<string>): Promise<string> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new Refusal('timeout', `no answer within ${timeoutMs} ms`));
+      signal.addEventListener('abort', onAbort, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  return {
+    async verify(token, log = defaultLog) {
+      try {
+        const email = await withDeadline(check(token));
+        log.debug({ email }, 'access-proxy login accepted');
+        return email;
+      } catch (error) {
+        const details = describe(error);
+        if (error instanceof TokenError && details.reason === undefined) details.reason = error.code;
+        log.info(details, 'access-proxy token refused');
+        return null;
+      }
+    },
+    async close() {
+      await agent.destroy();
+    },
+  };
 }

@@ -58,25 +58,26 @@ export default fp<AuthOptions>(
   async (app, options) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('badCredentials', false);
+    // The verifier is handed over to this plugin: its key-set connections end with the app.
+    app.addHook('onClose', async () => {
+      await options.access?.close();
+    });
 
     async function identify(request: FastifyRequest): Promise<void> {
+      const token = bearer(request);
+      // The owner token first: it needs no key set, so a slow or failing access proxy never delays it.
+      if (token && constantTimeEqual(token, options.ownerToken)) {
+        request.principal = { kind: 'owner', via: 'token' };
+        return;
+      }
       const assertion = request.headers['cf-access-jwt-assertion'];
-      if (options.access && typeof assertion === 'string' && assertion) {
-        const email = await options.access.verify(assertion);
+      const hasAssertion = options.access !== null && typeof assertion === 'string' && assertion !== '';
+      if (options.access && hasAssertion) {
+        const email = await options.access.verify(assertion, request.log);
         if (email) {
           request.principal = { kind: 'owner', via: 'access', email };
           return;
         }
-        request.log.info('access-proxy token refused; falling back to the bearer token');
-      }
-      const token = bearer(request);
-      if (token === undefined) {
-        request.badCredentials = typeof assertion === 'string' && assertion !== '' && options.access !== null;
-        return;
-      }
-      if (token !== null && constantTimeEqual(token, options.ownerToken)) {
-        request.principal = { kind: 'owner', via: 'token' };
-        return;
       }
       if (token?.startsWith(`${agentTokenPrefix}_`)) {
         const hash = hashToken(token);
@@ -93,7 +94,7 @@ export default fp<AuthOptions>(
           return;
         }
       }
-      request.badCredentials = true;
+      request.badCredentials = token !== undefined || hasAssertion;
     }
 
     app.addHook('onRequest', identify);
