@@ -110,10 +110,11 @@ export default fp<AuthOptions>(
       throw fail(401, request.badCredentials ? 'invalid credentials' : 'authentication required');
     });
 
-    // Per-agent limit; the owner and anonymous callers are not counted here.
+    // Per-agent limit; the owner and anonymous callers are not counted here. Counted before the body is parsed
+    // and validated, so an agent's malformed requests use up its budget too.
     await app.register(rateLimit, {
       global: true,
-      hook: 'preHandler',
+      hook: 'preParsing',
       max: options.agentRateLimitPerMinute,
       timeWindow: 60_000,
       keyGenerator: (request) => (request.principal?.kind === 'agent' ? request.principal.agentId : 'other'),

@@ -1,0 +1,420 @@
+// The auth hierarchy (DESIGN.md section 5) through the real app: the owner bearer token, agent tokens and their
+// lifecycle, agent management, soft auth on mixed routes and the per-agent rate limit.
+import { createHash } from 'node:crypto';
+import t from 'tap';
+import { createAgent, createSpace, ownerToken, testApp } from '../helpers/app.ts';
+
+const missingId = '00000000-0000-4000-8000-000000000000';
+const ownerRoute = { method: 'GET', url: '/api/agents' } as const;
+
+t.test('owner bearer token: only the exact token, and never a 500', async (t) => {
+  const ta = await testApp(t);
+  const withAuthorization = (authorization: string) => ta.anon({ ...ownerRoute, headers: { authorization } });
+
+  t.equal((await ta.asOwner(ownerRoute)).statusCode, 200, 'the right token');
+  t.equal(
+    (await withAuthorization(`bearer ${ownerToken}`)).statusCode,
+    200,
+    'the scheme is case-insensitive',
+  );
+
+  const lastChar = ownerToken.at(-1) === 'x' ? 'y' : 'x';
+  const sameLength = `${ownerToken.slice(0, -1)}${lastChar}`;
+  const refused: [string, string][] = [
+    ['a wrong token of the same length', `Bearer ${sameLength}`],
+    ['a shorter token', `Bearer ${ownerToken.slice(0, -1)}`],
+    ['a longer token', `Bearer ${ownerToken}0`],
+    ['a 10 KB token', `Bearer ${'a'.repeat(10 * 1024)}`],
+    ['a 10 KB token shaped like an agent token', `Bearer hub_agent_${'a'.repeat(10 * 1024)}`],
+    ['an empty header', ''],
+    ['Bearer with no token', 'Bearer'],
+    ['Bearer with only spaces', 'Bearer    '],
+    ['two tokens', `Bearer ${ownerToken} ${ownerToken}`],
+    ['Basic credentials', `Basic ${Buffer.from(`owner:${ownerToken}`).toString('base64')}`],
+    ['the token without a scheme', ownerToken],
+  ];
+  for (const [what, authorization] of refused) {
+    const response = await withAuthorization(authorization);
+    t.equal(response.statusCode, 401, what);
+    t.same(
+      response.json(),
+      { statusCode: 401, code: 'UNAUTHORIZED', error: 'Unauthorized', message: 'invalid credentials' },
+      `${what}: error body`,
+    );
+  }
+  const none = await ta.anon(ownerRoute);
+  t.same(none.json(), {
+    statusCode: 401,
+    code: 'UNAUTHORIZED',
+    error: 'Unauthorized',
+    message: 'authentication required',
+  });
+});
+
+t.test('agent tokens: shown once, stored hashed, refused once revoked, expired or disabled', async (t) => {
+  const ta = await testApp(t);
+  const agent = (await ta.asOwner({ method: 'POST', url: '/api/agents', payload: { name: 'scout' } })).json();
+
+  const minted = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agent-tokens',
+    payload: { agent_id: agent.id, label: 'laptop' },
+  });
+  t.equal(minted.statusCode, 201);
+  const token = minted.json();
+  t.match(token, {
+    id: String,
+    agent_id: agent.id,
+    label: 'laptop',
+    token: /^hub_agent_[A-Za-z0-9_-]{43}$/,
+    expires_at: null,
+    revoked_at: null,
+    last_used_at: null,
+  });
+  t.ok(token.token.startsWith(token.token_prefix), 'the prefix recognises the token');
+  t.ok(token.token_prefix.length < token.token.length - 32, 'the prefix reveals little of it');
+
+  const profile = `/api/agents/${agent.id}/profile`;
+  t.equal(
+    (await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode,
+    200,
+    'the token works',
+  );
+
+  const hash = createHash('sha256').update(token.token).digest();
+  const listed = await ta.asOwner({ method: 'GET', url: '/api/agent-tokens' });
+  t.equal(listed.statusCode, 200);
+  t.match(listed.json(), { total: 1, limit: 50, offset: 0 });
+  t.same(Object.keys(listed.json().items[0]).sort(), [
+    'agent_id',
+    'created_at',
+    'expires_at',
+    'id',
+    'label',
+    'last_used_at',
+    'revoked_at',
+    'token_prefix',
+  ]);
+  t.match(listed.json().items[0].last_used_at, /^\d{4}-/, 'last use is recorded');
+  for (const secret of [
+    token.token,
+    token.token.slice(token.token_prefix.length),
+    hash.toString('hex'),
+    hash.toString('base64'),
+  ]) {
+    t.notOk(listed.body.includes(secret), 'the list shows neither the token nor its hash');
+  }
+
+  const [row] = await ta.sql<{ token_hash: Buffer; token_prefix: string }[]>`
+    select token_hash, token_prefix from agent_tokens where id = ${token.id}`;
+  t.ok(row.token_hash.equals(hash), 'the database keeps the SHA-256 of the token');
+  const [{ stored }] = await ta.sql<{ stored: string }[]>`
+    select row_to_json(t)::text as stored from agent_tokens t where id = ${token.id}`;
+  t.notOk(stored.includes(token.token.slice(token.token_prefix.length)), 'no column holds the plaintext');
+
+  // Expired, set directly in the database as time would.
+  await ta.sql`update agent_tokens set expires_at = now() - interval '1 minute' where id = ${token.id}`;
+  t.equal((await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode, 401, 'expired token');
+  await ta.sql`update agent_tokens set expires_at = now() + interval '1 hour' where id = ${token.id}`;
+  t.equal((await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode, 200, 'valid again');
+
+  const disable = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/agents/${agent.id}`,
+    payload: { status: 'disabled' },
+  });
+  t.equal(disable.json().status, 'disabled');
+  t.equal((await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode, 401, 'disabled agent');
+  await ta.asOwner({ method: 'PATCH', url: `/api/agents/${agent.id}`, payload: { status: 'active' } });
+  t.equal((await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode, 200, 'enabled again');
+
+  const revoked = await ta.asOwner({ method: 'DELETE', url: `/api/agent-tokens/${token.id}` });
+  t.equal(revoked.statusCode, 204);
+  t.equal((await ta.asAgent(token.token, { method: 'GET', url: profile })).statusCode, 401, 'revoked token');
+  const [{ revoked_at }] = await ta.sql<{ revoked_at: Date | null }[]>`
+    select revoked_at from agent_tokens where id = ${token.id}`;
+  t.type(revoked_at, Date, 'revocation is kept, not deleted');
+  t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/agent-tokens/${missingId}` })).statusCode, 404);
+
+  const later = new Date(Date.now() + 3600_000).toISOString();
+  const expiring = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agent-tokens',
+    payload: { agent_id: agent.id, expires_at: later },
+  });
+  t.equal(expiring.statusCode, 201);
+  t.equal(new Date(expiring.json().expires_at).toISOString(), later);
+  const past = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agent-tokens',
+    payload: { agent_id: agent.id, expires_at: new Date(Date.now() - 1000).toISOString() },
+  });
+  t.equal(past.statusCode, 400, 'an expiry in the past');
+  t.equal(past.json().message, 'expires_at must be in the future');
+  const unknown = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agent-tokens',
+    payload: { agent_id: missingId },
+  });
+  t.equal(unknown.statusCode, 404, 'minting for an unknown agent');
+  const extra = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agent-tokens',
+    payload: { agent_id: agent.id, tier: 'owner' },
+  });
+  t.equal(extra.statusCode, 400, 'unknown fields are refused');
+
+  const other = await createAgent(ta, { name: 'other' });
+  const filtered = await ta.asOwner({ method: 'GET', url: `/api/agent-tokens?agent_id=${other.id}` });
+  t.same(
+    filtered.json().items.map((item: { id: string }) => item.id),
+    [other.tokenId],
+  );
+  const [{ count }] = await ta.sql<{ count: number }[]>`select count(*)::int as count from agent_tokens`;
+  t.equal(count, 3, 'every mint wrote one row, and the refused mints none');
+});
+
+t.test('the owner manages agents; agents may not', async (t) => {
+  const ta = await testApp(t);
+  const space = await createSpace(ta, 'Lab');
+
+  const created = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agents',
+    payload: { name: 'helper', persona: 'Careful and brief.', capabilities: ['search', 'pages.read'] },
+  });
+  t.equal(created.statusCode, 201);
+  const agent = created.json();
+  t.match(agent, {
+    name: 'helper',
+    display_name: 'helper',
+    persona: 'Careful and brief.',
+    capabilities: ['search', 'pages.read'],
+    tier: 'suggest',
+    space_id: null,
+    status: 'active',
+  });
+
+  const got = await ta.asOwner({ method: 'GET', url: `/api/agents/${agent.id}` });
+  t.same(got.json(), agent);
+  t.equal((await ta.asOwner({ method: 'GET', url: `/api/agents/${missingId}` })).statusCode, 404);
+
+  const changes = {
+    tier: 'read',
+    space_id: space.id,
+    persona: 'Terse.',
+    capabilities: ['search'],
+    display_name: 'Helper',
+    status: 'disabled',
+  };
+  const patched = await ta.asOwner({ method: 'PATCH', url: `/api/agents/${agent.id}`, payload: changes });
+  t.equal(patched.statusCode, 200);
+  t.match(patched.json(), changes);
+  t.same(
+    (await ta.asOwner({ method: 'GET', url: `/api/agents/${agent.id}` })).json(),
+    patched.json(),
+    'kept',
+  );
+  t.ok(new Date(patched.json().updated_at) >= new Date(agent.updated_at));
+  const unscoped = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/agents/${agent.id}`,
+    payload: { space_id: null, status: 'active' },
+  });
+  t.match(unscoped.json(), { space_id: null, status: 'active', tier: 'read' });
+  t.equal(
+    (await ta.asOwner({ method: 'PATCH', url: `/api/agents/${missingId}`, payload: { tier: 'read' } }))
+      .statusCode,
+    404,
+  );
+
+  const invalid: [string, string, string, object][] = [
+    ['a bad name', 'POST', '/api/agents', { name: 'Bad Name!' }],
+    ['an empty name', 'POST', '/api/agents', { name: '' }],
+    ['an unknown tier', 'POST', '/api/agents', { name: 'tiered', tier: 'admin' }],
+    ['an unknown field', 'POST', '/api/agents', { name: 'extra', colour: 'red' }],
+    ['a duplicated capability', 'POST', '/api/agents', { name: 'dup', capabilities: ['a', 'a'] }],
+    ['a bad space id', 'POST', '/api/agents', { name: 'spaced', space_id: 'lab' }],
+    ['a patch with an unknown tier', 'PATCH', `/api/agents/${agent.id}`, { tier: 'root' }],
+    ['a patch with an unknown field', 'PATCH', `/api/agents/${agent.id}`, { name: 'renamed' }],
+    ['an empty patch', 'PATCH', `/api/agents/${agent.id}`, {}],
+    ['a bad status', 'PATCH', `/api/agents/${agent.id}`, { status: 'asleep' }],
+  ];
+  for (const [what, method, url, payload] of invalid) {
+    const response = await ta.asOwner({ method: method as 'POST' | 'PATCH', url, payload });
+    t.equal(response.statusCode, 400, what);
+    t.equal(response.json().statusCode, 400, `${what}: error body`);
+  }
+  const duplicate = await ta.asOwner({ method: 'POST', url: '/api/agents', payload: { name: 'helper' } });
+  t.equal(duplicate.statusCode, 409, 'duplicate name');
+  t.equal(duplicate.json().code, 'UNIQUE_VIOLATION');
+  const ghostSpace = await ta.asOwner({
+    method: 'POST',
+    url: '/api/agents',
+    payload: { name: 'ghost', space_id: missingId },
+  });
+  t.equal(ghostSpace.statusCode, 409, 'a scope naming a missing space is refused');
+
+  const list = await ta.asOwner({ method: 'GET', url: '/api/agents?limit=10' });
+  t.same(
+    list.json().items.map((item: { name: string }) => item.name),
+    ['helper'],
+  );
+  t.equal(list.json().total, 1);
+
+  // Even an owner-tier agent is not the owner: agent management stays with the owner.
+  const strong = await createAgent(ta, { name: 'strong', tier: 'owner' });
+  const forbidden: [string, string, object?][] = [
+    ['GET', '/api/agents'],
+    ['POST', '/api/agents', { name: 'spawned' }],
+    ['GET', `/api/agents/${agent.id}`],
+    ['PATCH', `/api/agents/${strong.id}`, { tier: 'owner' }],
+    ['DELETE', `/api/agents/${agent.id}`],
+    ['GET', '/api/agent-tokens'],
+    ['POST', '/api/agent-tokens', { agent_id: strong.id }],
+    ['DELETE', `/api/agent-tokens/${strong.tokenId}`],
+  ];
+  for (const [method, url, payload] of forbidden) {
+    const response = await ta.asAgent(strong.token, {
+      method: method as 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      url,
+      ...(payload ? { payload } : {}),
+    });
+    t.equal(response.statusCode, 403, `agent: ${method} ${url}`);
+    t.equal(response.json().code, 'FORBIDDEN');
+  }
+  const [{ agents }] = await ta.sql<{ agents: number }[]>`select count(*)::int as agents from agents`;
+  t.equal(agents, 2, 'the refused agent calls changed nothing');
+
+  // Deleting an agent takes its tokens with it.
+  const doomed = await createAgent(ta, { name: 'doomed' });
+  await ta.asOwner({ method: 'POST', url: '/api/agent-tokens', payload: { agent_id: doomed.id } });
+  t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/agents/${doomed.id}` })).statusCode, 204);
+  const [{ tokens }] = await ta.sql<{ tokens: number }[]>`
+    select count(*)::int as tokens from agent_tokens where agent_id = ${doomed.id}`;
+  t.equal(tokens, 0, 'its tokens are gone');
+  t.equal(
+    (await ta.asAgent(doomed.token, { method: 'GET', url: `/api/agents/${doomed.id}/profile` })).statusCode,
+    401,
+  );
+  t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/agents/${doomed.id}` })).statusCode, 404);
+});
+
+t.test('an agent profile is readable by the owner and by the agent itself only', async (t) => {
+  const ta = await testApp(t);
+  const space = await createSpace(ta);
+  const self = await createAgent(ta, {
+    name: 'self',
+    persona: 'I tidy pages.',
+    tier: 'read',
+    space_id: space.id,
+  });
+  await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/agents/${self.id}`,
+    payload: { capabilities: ['pages.read'] },
+  });
+  const other = await createAgent(ta, { name: 'nosy' });
+  const url = `/api/agents/${self.id}/profile`;
+  const expected = {
+    id: self.id,
+    name: 'self',
+    display_name: 'self',
+    persona: 'I tidy pages.',
+    capabilities: ['pages.read'],
+    tier: 'read',
+    space_id: space.id,
+    status: 'active',
+  };
+
+  const byOwner = await ta.asOwner({ method: 'GET', url });
+  t.equal(byOwner.statusCode, 200);
+  t.same(byOwner.json(), expected);
+  const bySelf = await ta.asAgent(self.token, { method: 'GET', url });
+  t.same(bySelf.json(), expected);
+  const byOther = await ta.asAgent(other.token, { method: 'GET', url });
+  t.equal(byOther.statusCode, 403);
+  t.notOk(byOther.body.includes('I tidy pages.'), 'nothing of the profile leaks');
+  t.equal(
+    (await ta.asAgent(other.token, { method: 'GET', url: `/api/agents/${missingId}/profile` })).statusCode,
+    403,
+  );
+  t.equal((await ta.asOwner({ method: 'GET', url: `/api/agents/${missingId}/profile` })).statusCode, 404);
+  t.equal((await ta.anon({ method: 'GET', url })).statusCode, 401);
+});
+
+t.test('soft auth: owner-only routes say 401 or 403, open routes stay open', async (t) => {
+  const ta = await testApp(t);
+  const agent = await createAgent(ta, { tier: 'owner' });
+  const bad = { authorization: 'Bearer not-a-real-token' };
+
+  const none = await ta.anon(ownerRoute);
+  t.equal(none.statusCode, 401, 'no credentials');
+  t.equal(none.json().code, 'UNAUTHORIZED');
+  t.equal((await ta.anon({ ...ownerRoute, headers: bad })).statusCode, 401, 'bad credentials');
+  const revokedLike = { authorization: 'Bearer hub_agent_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
+  t.equal((await ta.anon({ ...ownerRoute, headers: revokedLike })).statusCode, 401, 'an unknown agent token');
+  const asAgent = await ta.asAgent(agent.token, ownerRoute);
+  t.equal(asAgent.statusCode, 403, 'an agent');
+  t.same(asAgent.json(), {
+    statusCode: 403,
+    code: 'FORBIDDEN',
+    error: 'Forbidden',
+    message: 'this route is for the owner only',
+  });
+  const writeAnon = await ta.anon({ method: 'PUT', url: '/api/theme', payload: { accent: '#123456' } });
+  t.equal(writeAnon.statusCode, 401, 'an owner-only write with no credentials');
+  const writeAgent = await ta.asAgent(agent.token, {
+    method: 'PUT',
+    url: '/api/theme',
+    payload: { accent: '#123' },
+  });
+  t.equal(writeAgent.statusCode, 403);
+
+  for (const headers of [{}, bad, { authorization: 'Basic Zm9vOmJhcg==' }, { authorization: 'Bearer' }]) {
+    const theme = await ta.anon({ method: 'GET', url: '/api/theme', headers });
+    t.equal(theme.statusCode, 200, `GET /api/theme with ${JSON.stringify(headers)}`);
+    t.equal(theme.json().palette.accent, '#4f9cf9');
+  }
+  t.equal((await ta.anon({ method: 'GET', url: '/api/healthz', headers: bad })).statusCode, 200);
+});
+
+t.test('per-agent rate limit', async (t) => {
+  const ta = await testApp(t, { env: { AGENT_RATE_LIMIT: '5' } });
+  const busy = await createAgent(ta, { name: 'busy' });
+  const calm = await createAgent(ta, { name: 'calm' });
+  const profile = (id: string) => ({ method: 'GET', url: `/api/agents/${id}/profile` }) as const;
+
+  for (let i = 1; i <= 5; i++) {
+    t.equal((await ta.asAgent(busy.token, profile(busy.id))).statusCode, 200, `request ${i} of 5`);
+  }
+  const limited = await ta.asAgent(busy.token, profile(busy.id));
+  t.equal(limited.statusCode, 429, 'the sixth request in the minute');
+  t.match(limited.headers['retry-after'], /^\d+$/, 'Retry-After in seconds');
+  t.ok(Number(limited.headers['retry-after']) > 0 && Number(limited.headers['retry-after']) <= 60);
+  t.match(limited.json(), {
+    statusCode: 429,
+    code: 'RATE_LIMITED',
+    error: 'Too Many Requests',
+    message: /rate limit of 5 requests per minute/,
+  });
+  t.same(Object.keys(limited.json()).sort(), ['code', 'error', 'message', 'statusCode']);
+
+  t.equal((await ta.asAgent(calm.token, profile(calm.id))).statusCode, 200, 'another agent is unaffected');
+  for (let i = 1; i <= 8; i++) {
+    t.equal((await ta.asOwner(profile(busy.id))).statusCode, 200, `owner request ${i}`);
+  }
+  t.equal(
+    (await ta.asAgent(busy.token, profile(busy.id))).statusCode,
+    429,
+    'the busy agent is still limited',
+  );
+
+  // calm has used one request of its five; four malformed ones use up the rest.
+  for (let i = 1; i <= 4; i++) {
+    const invalid = await ta.asAgent(calm.token, { method: 'GET', url: '/api/agents/not-a-uuid/profile' });
+    t.equal(invalid.statusCode, 400, `invalid request ${i}`);
+  }
+  const afterInvalid = await ta.asAgent(calm.token, profile(calm.id));
+  t.equal(afterInvalid.statusCode, 429, 'invalid requests count against the limit too');
+});
