@@ -6,9 +6,17 @@ import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
+import networkHosts from './domains/network-hosts/index.ts';
+import pages from './domains/pages/index.ts';
+import projects from './domains/projects/index.ts';
+import refs from './domains/refs/index.ts';
+import resources from './domains/resources/index.ts';
+import search from './domains/search/index.ts';
 import settings from './domains/settings/index.ts';
+import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
 import system from './domains/system/index.ts';
+import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
 import { version } from './lib/version.ts';
@@ -67,6 +75,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(settings);
       await api.register(theme);
       await api.register(agents);
+      await api.register(pages);
+      await api.register(projects);
+      await api.register(tasks);
+      await api.register(refs);
+      await api.register(sourceDocs);
+      await api.register(resources);
+      await api.register(networkHosts);
+      await api.register(search);
     },
     { prefix: '/api' },
   );

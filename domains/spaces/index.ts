@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { agentCanReachSpace } from '../../plugins/auth.ts';
-import { CreateSpace, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
+import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
 
 const tags = ['spaces'];
@@ -88,13 +88,18 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: app.owner,
       schema: {
         tags,
-        summary: 'Delete an empty space',
+        summary: 'Delete a space; one with content only with cascade=true (the content goes with it)',
         params: IdParams,
+        querystring: DeleteSpaceQuery,
         response: { 204: NoContent, ...errors(401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      if (!(await deleteSpace(app.sql, request.params.id))) throw app.httpErrors.notFound('space not found');
+      const result = await deleteSpace(app.sql, request.params.id, request.query.cascade);
+      if (result === 'missing') throw app.httpErrors.notFound('space not found');
+      if (result === 'has-content') {
+        throw app.httpErrors.conflict('the space has content; delete it with cascade=true to remove it all');
+      }
       return reply.status(204).send(null);
     },
   );

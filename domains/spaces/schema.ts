@@ -30,3 +30,7 @@ export type UpdateSpace = Static<typeof UpdateSpace>;
 
 export const SpaceList = Paginated(Type.Ref('Space'));
 export const SpaceListQuery = PageQuery;
+
+export const DeleteSpaceQuery = Type.Object({
+  cascade: Type.Boolean({ default: false, description: 'also delete everything in the space' }),
+});

@@ -1,4 +1,4 @@
-import type { Db } from '../../plugins/db.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import type { CreateSpace, UpdateSpace } from './schema.ts';
 
 export interface SpaceRow {
@@ -48,7 +48,33 @@ export async function updateSpace(sql: Db, id: string, patch: UpdateSpace): Prom
   return row;
 }
 
-export async function deleteSpace(sql: Db, id: string): Promise<boolean> {
-  const result = await sql`delete from spaces where id = ${id}`;
-  return result.count > 0;
+/** Whether anything lives in the space: pages, projects, tasks, refs, source documents, resources, conversations. */
+export async function spaceHasContent(sql: Db, id: string): Promise<boolean> {
+  const [row] = await sql<{ found: boolean }[]>`
+    select exists (select 1 from pages where space_id = ${id})
+        or exists (select 1 from projects where space_id = ${id})
+        or exists (select 1 from tasks where space_id = ${id})
+        or exists (select 1 from refs where space_id = ${id})
+        or exists (select 1 from source_docs where space_id = ${id})
+        or exists (select 1 from resources where space_id = ${id})
+        or exists (select 1 from conversations where space_id = ${id}) as found`;
+  return row.found;
+}
+
+/**
+ * Deletes a space. Without `cascade` a space with content is kept (`has-content`); with it, the content goes too.
+ * The space row is locked first, so content added concurrently waits and then finds the space gone.
+ */
+export async function deleteSpace(
+  sql: Sql,
+  id: string,
+  cascade = false,
+): Promise<'deleted' | 'missing' | 'has-content'> {
+  return sql.begin(async (tx) => {
+    const [space] = await tx`select id from spaces where id = ${id} for update`;
+    if (!space) return 'missing' as const;
+    if (!cascade && (await spaceHasContent(tx, id))) return 'has-content' as const;
+    await tx`delete from spaces where id = ${id}`;
+    return 'deleted' as const;
+  });
 }

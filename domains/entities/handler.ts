@@ -1,0 +1,70 @@
+// What every entity handler of the write registry shares: its shape, the context it runs in, payload validation
+// against the route's own TypeBox schema, and the space-scope check. Kept apart from registry.ts so the domains'
+// handlers can import it without importing each other.
+import { httpErrors } from '@fastify/sensible';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+import { spaceExists } from '../spaces/store.ts';
+
+/** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
+export interface WriteContext {
+  principal: Principal;
+}
+
+export interface Entity {
+  id: string;
+}
+
+export interface EntityHandler {
+  create(tx: Db, payload: unknown, ctx: WriteContext): Promise<Entity>;
+  update(tx: Db, id: string, patch: unknown, ctx: WriteContext): Promise<Entity>;
+  /** Returns the deleted entity as it was. */
+  delete(tx: Db, id: string, ctx: WriteContext): Promise<Entity>;
+  /** Only entities with an external identity (refs) have it. */
+  upsert?(tx: Db, payload: unknown, ctx: WriteContext): Promise<{ entity: Entity; created: boolean }>;
+}
+
+/**
+ * A checker for one schema: a payload stored earlier (a pending change) is checked again at apply time exactly as
+ * the route checked it. Defaults are never applied here, so handlers fill them in themselves.
+ */
+export function validator<const T extends TSchema>(schema: T, what: string): (payload: unknown) => Static<T> {
+  const compiled = Compile(schema);
+  return (payload) => {
+    if (compiled.Check(payload)) return payload as Static<T>;
+    const [first] = compiled.Errors(payload);
+    const detail = first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match the schema';
+    throw httpErrors.badRequest(`invalid ${what}: ${detail}`);
+  };
+}
+
+/** Refuses a write touching a space outside the agent's scope. */
+export function assertReach(ctx: WriteContext, spaceId: string): void {
+  if (!agentCanReachSpace(ctx.principal, spaceId)) {
+    throw httpErrors.forbidden("space outside this agent's scope");
+  }
+}
+
+/** The space a create goes to: required, reachable and existing. */
+export async function requireSpace(
+  tx: Db,
+  ctx: WriteContext,
+  spaceId: string | undefined,
+  what: string,
+): Promise<string> {
+  if (!spaceId) throw httpErrors.badRequest(`${what} needs a space_id`);
+  assertReach(ctx, spaceId);
+  if (!(await spaceExists(tx, spaceId))) throw httpErrors.notFound('space not found');
+  return spaceId;
+}
+
+export function missing(what: string): Error {
+  return httpErrors.notFound(`${what} not found`);
+}
+
+/** Drops keys whose value is undefined, so a patch only names what it changes. */
+export function defined<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

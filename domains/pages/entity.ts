@@ -1,0 +1,111 @@
+// Page writes for the entity registry. Every change to the tree of a space holds that space's page-tree lock,
+// so sibling positions stay distinct and contiguous (0..n-1) and the cycle check sees a settled tree.
+import { httpErrors } from '@fastify/sensible';
+import type { Db } from '../../plugins/db.ts';
+import { assertReach, type EntityHandler, missing, requireSpace, validator } from '../entities/handler.ts';
+import { CreatePage, UpdatePage } from './schema.ts';
+import {
+  deletePage,
+  findPage,
+  insertPage,
+  isSelfOrAncestor,
+  lockPage,
+  lockPageTree,
+  type PageRow,
+  renumber,
+  siblingIds,
+  touchPage,
+  updatePage,
+} from './store.ts';
+
+const checkCreate = validator(CreatePage, 'page');
+const checkUpdate = validator(UpdatePage, 'page patch');
+
+/** A parent must exist in the same space and must not be the page itself or below it. */
+async function checkParent(
+  tx: Db,
+  spaceId: string,
+  parentId: string,
+  movingId: string | null,
+): Promise<void> {
+  const parent = await findPage(tx, parentId);
+  if (!parent) throw httpErrors.notFound('parent page not found');
+  if (parent.space_id !== spaceId) throw httpErrors.conflict('the parent page is in another space');
+  if (movingId && (await isSelfOrAncestor(tx, movingId, parentId))) {
+    throw httpErrors.conflict('a page cannot move under itself or one of its descendants');
+  }
+}
+
+/** Puts `id` at `position` (clamped to the end) in a sibling group listed without it, then renumbers 0..n-1. */
+async function place(tx: Db, others: string[], id: string, position: number | undefined): Promise<void> {
+  const at = Math.min(position ?? others.length, others.length);
+  await renumber(tx, [...others.slice(0, at), id, ...others.slice(at)]);
+}
+
+async function reload(tx: Db, id: string): Promise<PageRow> {
+  const page = await findPage(tx, id);
+  if (!page) throw missing('page');
+  return page;
+}
+
+export const pageHandler: EntityHandler = {
+  async create(tx, payload, ctx) {
+    const input = checkCreate(payload);
+    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a page');
+    await lockPageTree(tx, spaceId);
+    const parentId = input.parent_id ?? null;
+    if (parentId) await checkParent(tx, spaceId, parentId, null);
+    const others = await siblingIds(tx, spaceId, parentId);
+    // Inserted past the end, then placed: the deferred sibling constraint is checked at commit.
+    const page = await insertPage(tx, {
+      space_id: spaceId,
+      parent_id: parentId,
+      position: others.length,
+      title: input.title.trim(),
+      body: input.body ?? '',
+    });
+    await place(tx, others, page.id, input.position);
+    return reload(tx, page.id);
+  },
+
+  async update(tx, id, patch, ctx) {
+    const input = checkUpdate(patch);
+    const current = await findPage(tx, id);
+    if (!current) throw missing('page');
+    assertReach(ctx, current.space_id);
+    await lockPageTree(tx, current.space_id);
+    // Locked after the tree lock, so a concurrent delete or move of this page has finished.
+    const page = await lockPage(tx, id);
+    if (!page) throw missing('page');
+
+    const parentId = input.parent_id === undefined ? page.parent_id : input.parent_id;
+    const moved = parentId !== page.parent_id;
+    if (moved && parentId) await checkParent(tx, page.space_id, parentId, page.id);
+    await updatePage(tx, id, {
+      ...(moved ? { parent_id: parentId } : {}),
+      ...(input.title !== undefined ? { title: input.title.trim() } : {}),
+      ...(input.body !== undefined ? { body: input.body } : {}),
+    });
+    if (moved) {
+      await renumber(tx, await siblingIds(tx, page.space_id, page.parent_id, id));
+      await place(tx, await siblingIds(tx, page.space_id, parentId, id), id, input.position);
+    } else if (input.position !== undefined) {
+      await place(tx, await siblingIds(tx, page.space_id, parentId, id), id, input.position);
+    }
+    if (moved || input.position !== undefined) await touchPage(tx, id);
+    return reload(tx, id);
+  },
+
+  async delete(tx, id, ctx) {
+    const current = await findPage(tx, id);
+    if (!current) throw missing('page');
+    assertReach(ctx, current.space_id);
+    await lockPageTree(tx, current.space_id);
+    const page = await lockPage(tx, id);
+    if (!page) throw missing('page');
+    // The subtree goes with the page (foreign key cascade); the remaining siblings close the gap.
+    await deletePage(tx, id);
+    await renumber(tx, await siblingIds(tx, page.space_id, page.parent_id));
+    return page;
+  },
+};

@@ -1,0 +1,236 @@
+// Projects: their tasks and linked refs, and the placeholder research trigger.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import { assertCanRead, assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
+import { Ref } from '../refs/schema.ts';
+import { Task } from '../tasks/schema.ts';
+import {
+  CreateProject,
+  LinkRef,
+  Project,
+  ProjectLinks,
+  ProjectList,
+  ProjectListQuery,
+  ProjectRefLink,
+  ProjectRefList,
+  ProjectRefParams,
+  UpdateProject,
+} from './schema.ts';
+import {
+  findProject,
+  linkRef,
+  listProjectRefs,
+  listProjects,
+  type ProjectRow,
+  projectLinks,
+  unlinkRef,
+} from './store.ts';
+
+const tags = ['projects'];
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Project);
+  app.addSchema(Task);
+  app.addSchema(Ref);
+
+  /** The project, readable by the caller. */
+  async function readable(request: Parameters<typeof assertCanRead>[0], id: string): Promise<ProjectRow> {
+    const project = await findProject(app.sql, id);
+    if (!project) throw app.httpErrors.notFound('project not found');
+    assertCanRead(request, project.space_id);
+    return project;
+  }
+
+  app.get(
+    '/projects',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'List projects by name, filtered by space or status',
+        querystring: ProjectListQuery,
+        response: { 200: ProjectList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { space_id, status, limit, offset } = request.query;
+      const spaceId = readScope(request, space_id);
+      return { ...(await listProjects(app.sql, { spaceId, status, limit, offset })), limit, offset };
+    },
+  );
+
+  app.get(
+    '/projects/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Get a project',
+        params: IdParams,
+        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => readable(request, request.params.id),
+  );
+
+  app.post(
+    '/projects',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Create a project',
+        body: CreateProject,
+        response: { 201: Type.Ref('Project'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type: 'project', action: 'create', payload: request.body }),
+  );
+
+  app.patch(
+    '/projects/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Change a project',
+        params: IdParams,
+        body: UpdateProject,
+        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, {
+        entity_type: 'project',
+        action: 'update',
+        entity_id: request.params.id,
+        payload: request.body,
+      }),
+  );
+
+  app.delete(
+    '/projects/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Delete a project with its tasks and ref links',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, {
+        entity_type: 'project',
+        action: 'delete',
+        entity_id: request.params.id,
+      }),
+  );
+
+  app.post(
+    '/projects/:id/research',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Start research on a project (placeholder: marks it queued and stamps the start)',
+        params: IdParams,
+        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, {
+        entity_type: 'project',
+        action: 'update',
+        entity_id: request.params.id,
+        payload: {
+          research_status: 'queued',
+          research_started_at: new Date().toISOString(),
+          research_finished_at: null,
+        },
+      }),
+  );
+
+  app.get(
+    '/projects/:id/links',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: "A project's tasks and linked refs",
+        params: IdParams,
+        response: { 200: ProjectLinks, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const project = await readable(request, request.params.id);
+      return { project_id: project.id, ...(await projectLinks(app.sql, project.id)) };
+    },
+  );
+
+  app.get(
+    '/projects/:id/refs',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Refs linked to a project, most recently linked first',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: ProjectRefList, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const project = await readable(request, request.params.id);
+      const { limit, offset } = request.query;
+      return { ...(await listProjectRefs(app.sql, project.id, { limit, offset })), limit, offset };
+    },
+  );
+
+  app.post(
+    '/projects/:id/refs',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Link a ref of the same space to a project',
+        params: IdParams,
+        body: LinkRef,
+        response: { 201: ProjectRefLink, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const project = await readable(request, request.params.id);
+      assertDirectWriter(request, project.space_id);
+      const link = await linkRef(app.sql, project.id, request.body.ref_id);
+      if (link === 'missing') throw app.httpErrors.notFound('ref not found');
+      if (link === 'other-space')
+        throw app.httpErrors.conflict('the ref is in another space than the project');
+      return reply.status(201).send(link);
+    },
+  );
+
+  app.delete(
+    '/projects/:id/refs/:refId',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Unlink a ref from a project (the ref stays)',
+        params: ProjectRefParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const project = await readable(request, request.params.id);
+      assertDirectWriter(request, project.space_id);
+      if (!(await unlinkRef(app.sql, project.id, request.params.refId)))
+        throw app.httpErrors.notFound('the ref is not linked to this project');
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default plugin;

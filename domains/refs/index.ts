@@ -1,0 +1,119 @@
+// Refs: external references, each named by its identity in its source (source + external_id).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { CreateRef, Ref, RefList, RefListQuery, UpdateRef } from './schema.ts';
+import { findRef, listRefs } from './store.ts';
+
+const tags = ['refs'];
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Ref);
+
+  app.get(
+    '/refs',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'List refs, newest first, filtered by space or source',
+        querystring: RefListQuery,
+        response: { 200: RefList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { space_id, source, limit, offset } = request.query;
+      const spaceId = readScope(request, space_id);
+      return { ...(await listRefs(app.sql, { spaceId, source, limit, offset })), limit, offset };
+    },
+  );
+
+  app.get(
+    '/refs/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Get a ref',
+        params: IdParams,
+        response: { 200: Type.Ref('Ref'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ref = await findRef(app.sql, request.params.id);
+      if (!ref) throw app.httpErrors.notFound('ref not found');
+      assertCanRead(request, ref.space_id);
+      return ref;
+    },
+  );
+
+  app.post(
+    '/refs',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Create a ref (an identity that exists already is a 409; see /refs/upsert)',
+        body: CreateRef,
+        response: { 201: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type: 'ref', action: 'create', payload: request.body }),
+  );
+
+  app.post(
+    '/refs/upsert',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Create or update a ref by its external identity, atomically (201 created, 200 updated)',
+        description: 'Fields left out keep their value. An identity that exists in another space is a 409.',
+        body: CreateRef,
+        response: { 200: Type.Ref('Ref'), 201: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type: 'ref', action: 'upsert', payload: request.body }),
+  );
+
+  app.patch(
+    '/refs/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Change a ref',
+        params: IdParams,
+        body: UpdateRef,
+        response: { 200: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, {
+        entity_type: 'ref',
+        action: 'update',
+        entity_id: request.params.id,
+        payload: request.body,
+      }),
+  );
+
+  app.delete(
+    '/refs/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Delete a ref (its project links go with it)',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type: 'ref', action: 'delete', entity_id: request.params.id }),
+  );
+};
+
+export default plugin;

@@ -1,0 +1,60 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+
+export const Ref = Type.Object(
+  {
+    id: Uuid,
+    space_id: Uuid,
+    source: Type.String(),
+    external_id: Type.String(),
+    url: Type.Union([Type.String(), Type.Null()]),
+    title: Type.String(),
+    notes: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Ref' },
+);
+
+const source = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'where the reference comes from (github, arxiv, bookmarks...)',
+});
+const externalId = Type.String({ minLength: 1, maxLength: 500, description: 'its identity in that source' });
+const url = Type.Union([Type.String({ format: 'uri', maxLength: 8192 }), Type.Null()]);
+const title = Type.String({ maxLength: 1000 });
+const notes = Type.String({ maxLength: 200_000 });
+
+/** Create and upsert take the same body: the external identity names the ref. */
+export const CreateRef = Type.Object(
+  {
+    space_id: Type.Optional(Uuid),
+    source,
+    external_id: externalId,
+    url: Type.Optional(url),
+    title: Type.Optional(title),
+    notes: Type.Optional(notes),
+  },
+  { additionalProperties: false },
+);
+export type CreateRef = Static<typeof CreateRef>;
+
+export const UpdateRef = Type.Object(
+  {
+    source: Type.Optional(source),
+    external_id: Type.Optional(externalId),
+    url: Type.Optional(url),
+    title: Type.Optional(title),
+    notes: Type.Optional(notes),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateRef = Static<typeof UpdateRef>;
+
+export const RefList = Paginated(Type.Ref('Ref'));
+export const RefListQuery = Type.Intersect([
+  PageQuery,
+  Type.Object({ space_id: Type.Optional(Uuid), source: Type.Optional(Type.String({ maxLength: 100 })) }),
+]);

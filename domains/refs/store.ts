@@ -1,0 +1,108 @@
+import type { Db } from '../../plugins/db.ts';
+
+export interface RefRow {
+  id: string;
+  space_id: string;
+  source: string;
+  external_id: string;
+  url: string | null;
+  title: string;
+  notes: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const columns = [
+  'id',
+  'space_id',
+  'source',
+  'external_id',
+  'url',
+  'title',
+  'notes',
+  'created_at',
+  'updated_at',
+];
+
+export interface NewRef {
+  space_id: string;
+  source: string;
+  external_id: string;
+  url?: string | null;
+  title?: string;
+  notes?: string;
+}
+
+export async function findRef(sql: Db, id: string): Promise<RefRow | undefined> {
+  const [row] = await sql<RefRow[]>`select ${sql(columns)} from refs where id = ${id}`;
+  return row;
+}
+
+export async function lockRef(sql: Db, id: string): Promise<RefRow | undefined> {
+  const [row] = await sql<RefRow[]>`select ${sql(columns)} from refs where id = ${id} for update`;
+  return row;
+}
+
+export async function listRefs(
+  sql: Db,
+  filter: { spaceId?: string; source?: string; limit: number; offset: number },
+) {
+  const where = sql`where true
+    ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
+    ${filter.source ? sql`and source = ${filter.source}` : sql``}`;
+  const items = await sql<RefRow[]>`
+    select ${sql(columns)} from refs ${where} order by created_at desc, id
+    limit ${filter.limit} offset ${filter.offset}`;
+  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from refs ${where}`;
+  return { items, total };
+}
+
+export async function insertRef(sql: Db, ref: NewRef): Promise<RefRow> {
+  const [row] = await sql<RefRow[]>`
+    insert into refs (space_id, source, external_id, url, title, notes)
+    values (${ref.space_id}, ${ref.source}, ${ref.external_id}, ${ref.url ?? null}, ${ref.title ?? ''},
+            ${ref.notes ?? ''})
+    returning ${sql(columns)}`;
+  return row;
+}
+
+/**
+ * Creates the ref of an external identity or updates the one that exists, in one statement (concurrent upserts
+ * of one identity leave one row). Fields the payload leaves out keep their value. An identity already used in
+ * another space is left alone: the result is then `other-space`.
+ */
+export async function upsertRef(
+  sql: Db,
+  ref: NewRef,
+): Promise<{ row: RefRow; created: boolean } | 'other-space'> {
+  const [row] = await sql<(RefRow & { created: boolean })[]>`
+    insert into refs (space_id, source, external_id, url, title, notes)
+    values (${ref.space_id}, ${ref.source}, ${ref.external_id}, ${ref.url ?? null}, ${ref.title ?? ''},
+            ${ref.notes ?? ''})
+    on conflict (source, external_id) do update set
+      url = case when ${ref.url !== undefined} then excluded.url else refs.url end,
+      title = case when ${ref.title !== undefined} then excluded.title else refs.title end,
+      notes = case when ${ref.notes !== undefined} then excluded.notes else refs.notes end,
+      updated_at = now()
+    where refs.space_id = excluded.space_id
+    returning ${sql(columns)}, (xmax = 0) as created`;
+  if (!row) return 'other-space';
+  const { created, ...rest } = row;
+  return { row: rest, created };
+}
+
+export async function updateRef(
+  sql: Db,
+  id: string,
+  fields: { source?: string; external_id?: string; url?: string | null; title?: string; notes?: string },
+): Promise<RefRow | undefined> {
+  if (Object.keys(fields).length === 0) return findRef(sql, id);
+  const [row] = await sql<RefRow[]>`
+    update refs set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(columns)}`;
+  return row;
+}
+
+export async function deleteRef(sql: Db, id: string): Promise<boolean> {
+  const result = await sql`delete from refs where id = ${id}`;
+  return result.count > 0;
+}

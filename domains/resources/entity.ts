@@ -1,0 +1,48 @@
+// Resource writes for the entity registry. Dependency wiring is not here: it is owner-only and never diverted.
+import {
+  assertReach,
+  defined,
+  type EntityHandler,
+  missing,
+  requireSpace,
+  validator,
+} from '../entities/handler.ts';
+import { CreateResource, UpdateResource } from './schema.ts';
+import { deleteResource, insertResource, lockResource, updateResource } from './store.ts';
+
+const checkCreate = validator(CreateResource, 'resource');
+const checkUpdate = validator(UpdateResource, 'resource patch');
+
+export const resourceHandler: EntityHandler = {
+  async create(tx, payload, ctx) {
+    const input = checkCreate(payload);
+    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a resource');
+    return insertResource(tx, {
+      space_id: spaceId,
+      name: input.name.trim(),
+      kind: input.kind ?? 'other',
+      host: input.host ?? null,
+      notes: input.notes ?? '',
+      monitoring: input.monitoring ?? {},
+      metadata: input.metadata ?? {},
+    });
+  },
+
+  async update(tx, id, patch, ctx) {
+    const input = checkUpdate(patch);
+    const resource = await lockResource(tx, id);
+    if (!resource) throw missing('resource');
+    assertReach(ctx, resource.space_id);
+    const updated = await updateResource(tx, id, defined({ ...input, name: input.name?.trim() }));
+    if (!updated) throw missing('resource');
+    return updated;
+  },
+
+  async delete(tx, id, ctx) {
+    const resource = await lockResource(tx, id);
+    if (!resource) throw missing('resource');
+    assertReach(ctx, resource.space_id);
+    await deleteResource(tx, id);
+    return resource;
+  },
+};

@@ -1,0 +1,206 @@
+// Resources: infrastructure entities of a space and what they depend on. Agents get the allow-listed columns
+// only (never monitoring or metadata); dependency wiring is the owner's alone.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import type { Principal } from '../../plugins/auth.ts';
+import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import {
+  AddDependency,
+  CreateResource,
+  Dependency,
+  DependencyParams,
+  Resource,
+  ResourceList,
+  ResourceListQuery,
+  UpdateResource,
+} from './schema.ts';
+import {
+  addDependency,
+  type ContextResource,
+  findResource,
+  listDependencies,
+  listResources,
+  type ResourceView,
+  removeDependency,
+  toContext,
+} from './store.ts';
+
+const tags = ['resources'];
+
+function viewOf(principal: Principal | null): ResourceView {
+  return principal?.kind === 'owner' ? 'owner' : 'context';
+}
+
+/** A write's answer, reduced to the allow-list for an agent. */
+function present(entity: unknown, principal: Principal): unknown {
+  return viewOf(principal) === 'owner' ? entity : toContext(entity as ContextResource);
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Resource);
+
+  async function readable(request: FastifyRequest, id: string) {
+    const resource = await findResource(app.sql, id, viewOf(request.principal));
+    if (!resource) throw app.httpErrors.notFound('resource not found');
+    assertCanRead(request, resource.space_id);
+    return resource;
+  }
+
+  app.get(
+    '/resources',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'List resources by name, filtered by space or kind',
+        querystring: ResourceListQuery,
+        response: { 200: ResourceList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { space_id, kind, limit, offset } = request.query;
+      const spaceId = readScope(request, space_id);
+      const page = await listResources(app.sql, { spaceId, kind, limit, offset }, viewOf(request.principal));
+      return { ...page, limit, offset };
+    },
+  );
+
+  app.get(
+    '/resources/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Get a resource',
+        params: IdParams,
+        response: { 200: Type.Ref('Resource'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => readable(request, request.params.id),
+  );
+
+  app.post(
+    '/resources',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Create a resource',
+        body: CreateResource,
+        response: { 201: Type.Ref('Resource'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(
+        request,
+        reply,
+        { entity_type: 'resource', action: 'create', payload: request.body },
+        present,
+      ),
+  );
+
+  app.patch(
+    '/resources/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Change a resource',
+        params: IdParams,
+        body: UpdateResource,
+        response: { 200: Type.Ref('Resource'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(
+        request,
+        reply,
+        { entity_type: 'resource', action: 'update', entity_id: request.params.id, payload: request.body },
+        present,
+      ),
+  );
+
+  app.delete(
+    '/resources/:id',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'Delete a resource and its dependency edges',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, {
+        entity_type: 'resource',
+        action: 'delete',
+        entity_id: request.params.id,
+      }),
+  );
+
+  app.get(
+    '/resources/:id/dependencies',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'The resources this one depends on',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: ResourceList, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const resource = await readable(request, request.params.id);
+      const { limit, offset } = request.query;
+      const page = await listDependencies(app.sql, resource.id, { limit, offset }, viewOf(request.principal));
+      return { ...page, limit, offset };
+    },
+  );
+
+  app.post(
+    '/resources/:id/dependencies',
+    {
+      onRequest: app.owner,
+      schema: {
+        tags,
+        summary: 'Add a dependency (owner only; refuses itself and cycles)',
+        params: IdParams,
+        body: AddDependency,
+        response: { 201: Dependency, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
+      if (result === 'missing') throw app.httpErrors.notFound('resource not found');
+      if (result === 'self') throw app.httpErrors.conflict('a resource cannot depend on itself');
+      if (result === 'exists') throw app.httpErrors.conflict('this dependency exists already');
+      if (result === 'cycle') throw app.httpErrors.conflict('this dependency would close a cycle');
+      return reply.status(201).send(result);
+    },
+  );
+
+  app.delete(
+    '/resources/:id/dependencies/:dependsOnId',
+    {
+      onRequest: app.owner,
+      schema: {
+        tags,
+        summary: 'Remove a dependency (owner only)',
+        params: DependencyParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
+        throw app.httpErrors.notFound('no such dependency');
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default plugin;

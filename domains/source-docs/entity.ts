@@ -1,0 +1,56 @@
+// Source-document writes for the entity registry. Ingestion writes through the store directly
+// (upsertSourceDocByUrl); these handlers serve the REST routes and approved pending changes.
+import {
+  assertReach,
+  defined,
+  type EntityHandler,
+  missing,
+  requireSpace,
+  validator,
+} from '../entities/handler.ts';
+import { CreateSourceDoc, UpdateSourceDoc } from './schema.ts';
+import {
+  deleteSourceDoc,
+  insertSourceDoc,
+  lockSourceDoc,
+  type SourceDocOrigin,
+  updateSourceDoc,
+} from './store.ts';
+
+const checkCreate = validator(CreateSourceDoc, 'source document');
+const checkUpdate = validator(UpdateSourceDoc, 'source document patch');
+
+export const sourceDocHandler: EntityHandler = {
+  async create(tx, payload, ctx) {
+    const input = checkCreate(payload);
+    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a source document');
+    return insertSourceDoc(tx, {
+      space_id: spaceId,
+      url: input.url ?? null,
+      title: input.title ?? '',
+      content: input.content ?? '',
+      content_type: input.content_type ?? 'text/plain',
+      origin: (input.origin ?? 'upload') as SourceDocOrigin,
+      captured_at: input.captured_at === undefined ? undefined : new Date(input.captured_at),
+      metadata: input.metadata,
+    });
+  },
+
+  async update(tx, id, patch, ctx) {
+    const input = checkUpdate(patch);
+    const doc = await lockSourceDoc(tx, id);
+    if (!doc) throw missing('source document');
+    assertReach(ctx, doc.space_id);
+    const updated = await updateSourceDoc(tx, id, defined(input));
+    if (!updated) throw missing('source document');
+    return updated;
+  },
+
+  async delete(tx, id, ctx) {
+    const doc = await lockSourceDoc(tx, id);
+    if (!doc) throw missing('source document');
+    assertReach(ctx, doc.space_id);
+    await deleteSourceDoc(tx, id);
+    return doc;
+  },
+};

@@ -1,0 +1,61 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+
+export const SourceDocOrigin = Type.Enum(['url', 'upload', 'webhook', 'video']);
+
+const common = {
+  id: Uuid,
+  space_id: Uuid,
+  url: Type.Union([Type.String(), Type.Null()]),
+  title: Type.String(),
+  content_type: Type.String(),
+  origin: SourceDocOrigin,
+  captured_at: Timestamp,
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const SourceDoc = Type.Object({ ...common, content: Type.String() }, { $id: 'SourceDoc' });
+
+/** A list entry: the content is left out (it can be large); its length in characters is given. */
+export const SourceDocSummary = Type.Object({ ...common, content_length: Type.Integer({ minimum: 0 }) });
+
+const url = Type.Union([Type.String({ format: 'uri', maxLength: 8192 }), Type.Null()]);
+const title = Type.String({ maxLength: 1000 });
+const content = Type.String({ maxLength: 1_900_000 });
+const contentType = Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\w.+-]+/[\\w.+-]+' });
+const metadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 200 });
+
+export const CreateSourceDoc = Type.Object(
+  {
+    space_id: Type.Optional(Uuid),
+    url: Type.Optional(url),
+    title: Type.Optional(title),
+    content: Type.Optional(content),
+    content_type: Type.Optional(contentType),
+    origin: Type.Optional(SourceDocOrigin),
+    captured_at: Type.Optional(Timestamp),
+    metadata: Type.Optional(metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateSourceDoc = Static<typeof CreateSourceDoc>;
+
+export const UpdateSourceDoc = Type.Object(
+  {
+    url: Type.Optional(url),
+    title: Type.Optional(title),
+    content: Type.Optional(content),
+    content_type: Type.Optional(contentType),
+    metadata: Type.Optional(metadata),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateSourceDoc = Static<typeof UpdateSourceDoc>;
+
+export const SourceDocList = Paginated(SourceDocSummary);
+export const SourceDocListQuery = Type.Intersect([
+  PageQuery,
+  Type.Object({ space_id: Type.Optional(Uuid), origin: Type.Optional(SourceDocOrigin) }),
+]);

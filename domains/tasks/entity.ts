@@ -1,0 +1,58 @@
+// Task writes for the entity registry. A task lives in its project's space: a given space_id must agree, and a
+// task moves only between projects of one space.
+import { httpErrors } from '@fastify/sensible';
+import type { Db } from '../../plugins/db.ts';
+import { assertReach, defined, type EntityHandler, missing, validator } from '../entities/handler.ts';
+import { CreateTask, UpdateTask } from './schema.ts';
+import { deleteTask, insertTask, lockTask, projectSpace, updateTask } from './store.ts';
+
+const checkCreate = validator(CreateTask, 'task');
+const checkUpdate = validator(UpdateTask, 'task patch');
+
+async function spaceOfProject(tx: Db, projectId: string): Promise<string> {
+  const spaceId = await projectSpace(tx, projectId);
+  if (!spaceId) throw httpErrors.notFound('project not found');
+  return spaceId;
+}
+
+export const taskHandler: EntityHandler = {
+  async create(tx, payload, ctx) {
+    const input = checkCreate(payload);
+    const spaceId = await spaceOfProject(tx, input.project_id);
+    if (input.space_id !== undefined && input.space_id !== spaceId) {
+      throw httpErrors.conflict("a task belongs to its project's space; space_id names another space");
+    }
+    assertReach(ctx, spaceId);
+    return insertTask(tx, {
+      project_id: input.project_id,
+      space_id: spaceId,
+      title: input.title.trim(),
+      status: input.status ?? 'todo',
+      due_at: input.due_at ?? null,
+      notes: input.notes ?? '',
+    });
+  },
+
+  async update(tx, id, patch, ctx) {
+    const input = checkUpdate(patch);
+    const task = await lockTask(tx, id);
+    if (!task) throw missing('task');
+    assertReach(ctx, task.space_id);
+    if (input.project_id !== undefined && input.project_id !== task.project_id) {
+      if ((await spaceOfProject(tx, input.project_id)) !== task.space_id) {
+        throw httpErrors.conflict('a task can only move to a project of the same space');
+      }
+    }
+    const updated = await updateTask(tx, id, defined({ ...input, title: input.title?.trim() }));
+    if (!updated) throw missing('task');
+    return updated;
+  },
+
+  async delete(tx, id, ctx) {
+    const task = await lockTask(tx, id);
+    if (!task) throw missing('task');
+    assertReach(ctx, task.space_id);
+    await deleteTask(tx, id);
+    return task;
+  },
+};
