@@ -4,7 +4,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
-import type { Sql } from 'postgres';
+import type { Db } from './db.ts';
 
 export interface EnqueueOptions {
   /** Deduplicates: a pending job with the same key is replaced rather than added again. */
@@ -22,22 +22,22 @@ export interface EnqueuedJob {
 
 /** Adds a job with the caller's connection or transaction: it commits or rolls back with the caller's work. */
 export async function enqueue(
-  sql: Sql,
+  sql: Db,
   task: string,
   payload: unknown,
   options: EnqueueOptions = {},
 ): Promise<EnqueuedJob> {
-  const [job] = await sql<EnqueuedJob[]>`
-    select id::text, task_identifier from graphile_worker.add_job(
+  const [job] = await sql<{ id: string }[]>`
+    select id::text from graphile_worker.add_job(
       identifier => ${task},
-      payload => ${JSON.stringify(payload ?? {})}::json,
+      payload => ${sql.json((payload ?? {}) as never)}::json,
       queue_name => ${options.queueName ?? null},
       run_at => ${options.runAt ?? null},
       max_attempts => ${options.maxAttempts ?? null},
       job_key => ${options.jobKey ?? null},
       priority => ${options.priority ?? null}
     )`;
-  return job;
+  return { id: job.id, task_identifier: task };
 }
 
 export function workerLogger(log: FastifyBaseLogger): Logger {
