@@ -1,5 +1,5 @@
 // Token handling shared by the owner token, agent tokens and the webhook signature.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Constant-time comparison; a length mismatch returns false instead of throwing. */
 export function constantTimeEqual(a: string | Buffer, b: string | Buffer): boolean {
@@ -17,4 +17,9 @@ export function newToken(prefix: string): string {
 /** Tokens carry 256 random bits, so a fast hash is enough to store them safely. */
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token).digest();
+}
+
+/** HMAC-SHA256 of `body` with `secret`, lower-case hex (the webhook signature's form). */
+export function hmacSha256Hex(secret: string, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
 }
