@@ -205,9 +205,31 @@ export function loadConfig(env: Env = environment()): Config {
   };
 }
 
-/** The database URL with its password masked, for logs. */
+/** The database URL with its password masked (in the user part and in a `password` parameter), for logs. */
 export function describeDatabaseUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (/pass/i.test(name)) parsed.searchParams.set(name, '***');
+  }
   return parsed.toString();
+}
+
+/**
+ * Where the hub records the URL of the embedded database it started, for a separate worker process. Mode 0600:
+ * it holds the service role's password.
+ */
+export function runtimeFile(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'runtime.json');
+}
+
+/** The configuration, or one line naming the bad variable on stderr and exit status 2. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`configuration error: ${error.message}`);
+    process.exit(2);
+  }
 }

@@ -3,12 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.ts';
-import { type Config, ConfigError, describeDatabaseUrl, loadConfig } from './config.ts';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
+import type { FastifyInstance } from 'fastify';
+import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from './config.ts';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { migrate } from './lib/migrate.ts';
 import { version } from './lib/version.ts';
-import { assertNotSuperuser, createSql, endSql } from './plugins/db.ts';
+import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
+
+// Loading the app's modules takes about a second: let it overlap with starting the database.
+const loading = Promise.all([import('./app.ts'), import('graphile-worker'), import('./plugins/jobs.ts')]);
+loading.catch(() => undefined);
 
 /** The owner token from OWNER_TOKEN, or the one generated on first start and kept in the data directory. */
 async function ownerToken(config: Config): Promise<{ token: string; generated: boolean; file: string }> {
@@ -24,70 +28,73 @@ async function ownerToken(config: Config): Promise<{ token: string; generated: b
   return { token, generated: true, file };
 }
 
-/** Where a separate worker process finds the embedded database of this data directory. */
-export function runtimeFile(config: Config): string {
-  return path.join(config.dataDir, 'runtime.json');
-}
-
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
+  const embedded = config.databaseUrl
+    ? null
+    : {
+        dir: path.join(config.dataDir, 'postgres'),
+        runtimeDir: path.join(config.dataDir, 'runtime'),
+        log: (message: string) => console.log(`[database] ${message}`),
+      };
 
-  const started = Date.now();
-  const logger = { level: config.logLevel };
+  let app: FastifyInstance | null = null;
+  let sql: Sql | null = null;
+  // The pool exists before the app's logger does; once the app is built its warnings go through that logger.
+  const dbLog: DbLogger = { warn: (object, message) => console.warn(`[database] ${message}`, object) };
+
+  // Installed before anything starts, so Ctrl-C during start-up also stops the embedded database.
+  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
+    if (err) (app?.log ?? console).error({ err }, 'shutting down after an error');
+    else app?.log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
+    // Stops accepting connections, waits for in-flight requests, then stops the worker (jobs plugin onClose).
+    await app?.close();
+    if (sql) await endSql(sql).catch(() => undefined);
+    if (embedded) await stopEmbeddedPostgres(embedded);
+    app?.log.info('stopped');
+  });
+
   await mkdir(config.dataDir, { recursive: true, mode: 0o711 });
-
-  let embedded: EmbeddedPostgres | null = null;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({
-      dir: path.join(config.dataDir, 'postgres'),
-      runtimeDir: path.join(config.dataDir, 'runtime'),
-      appRole: 'hub',
-      appDatabase: 'hub',
-      log: (message) => console.log(`[database] ${message}`),
-    });
-    databaseUrl = embedded.url;
-    await writeFile(runtimeFile(config), JSON.stringify({ databaseUrl }), { mode: 0o600 });
-  }
-
-  const sql = createSql(databaseUrl, { warn: (object, message) => console.warn(message, object) });
-  const shutdownDatabase = async () => {
-    await endSql(sql).catch(() => undefined);
-    await embedded?.stop();
-  };
+  let databaseUrl: string;
   try {
+    if (embedded) {
+      const started = await startEmbeddedPostgres({ ...embedded, appRole: 'hub', appDatabase: 'hub' });
+      databaseUrl = started.url;
+      await writeFile(runtimeFile(config), JSON.stringify({ databaseUrl }), { mode: 0o600 });
+    } else {
+      databaseUrl = config.databaseUrl as string;
+    }
+    sql = createSql(databaseUrl, dbLog);
     await assertNotSuperuser(sql, config.databaseAllowSuperuser);
     const applied = await migrate(sql);
     if (applied.length) console.log(`[database] applied migrations: ${applied.join(', ')}`);
   } catch (error) {
     console.error(`start-up failed: ${(error as Error).message}`);
-    await shutdownDatabase();
+    if (sql) await endSql(sql).catch(() => undefined);
+    if (embedded) await stopEmbeddedPostgres(embedded);
     process.exit(1);
   }
 
   const owner = await ownerToken(config);
-  const app = await buildApp({ config, sql, databaseUrl, ownerToken: owner.token, logger });
+  const [{ buildApp }, { runMigrations }, { workerLogger }] = await loading;
+  app = await buildApp({
+    config,
+    sql,
+    databaseUrl,
+    ownerToken: owner.token,
+    logger: { level: config.logLevel },
+  });
+  const log = app.log;
+  dbLog.warn = (object, message) => log.warn(object, message);
   if (config.allowPrivateFetch) {
     app.log.warn(
       'VOID_INGEST_ALLOW_PRIVATE is on: outbound fetches may reach private addresses (tests only)',
     );
   }
-
-  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
-    await app.close();
-    await shutdownDatabase();
-    app.log.info('stopped');
+  // Enqueueing needs graphile-worker's schema even when a separate worker process runs the jobs.
+  await runMigrations({
+    connectionString: databaseUrl,
+    logger: workerLogger(app.log.child({ component: 'worker' })),
   });
 
   try {
@@ -97,14 +104,13 @@ async function main(): Promise<void> {
       `cannot listen on ${config.host}:${config.port}: ${(error as Error).message} (set PORT or HOST)`,
     );
     await app.close();
-    await shutdownDatabase();
+    await endSql(sql).catch(() => undefined);
+    if (embedded) await stopEmbeddedPostgres(embedded);
     process.exit(1);
   }
-  const database = embedded
-    ? `embedded PostgreSQL in ${path.join(config.dataDir, 'postgres')}`
-    : describeDatabaseUrl(databaseUrl);
+  const database = embedded ? `embedded PostgreSQL in ${embedded.dir}` : describeDatabaseUrl(databaseUrl);
   app.log.info(
-    { version, database, worker: config.workerMode, ready_ms: Date.now() - started },
+    { version, database, worker: config.workerMode, ready_ms: Math.round(performance.now()) },
     `ops-hub ${version} listening on http://${config.host}:${config.port} (database: ${database})`,
   );
   if (owner.generated) {

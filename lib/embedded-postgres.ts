@@ -38,6 +38,8 @@ export interface EmbeddedPostgres {
 interface Credentials {
   superuserPassword: string;
   roles: Record<string, string>;
+  /** The port of the last start, tried first so the URL (and a separate worker's pool) survives a restart. */
+  port?: number;
 }
 
 interface RunAs {
@@ -65,16 +67,25 @@ function canReach(runAs: RunAs, test: string, target: string): boolean {
   return spawnSync('test', [test, target], { uid: runAs.uid, gid: runAs.gid }).status === 0;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` (0: any) on loopback and releases it; resolves the port, or null when it is taken. */
+async function probePort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.on('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : null));
     });
   });
+}
+
+async function choosePort(preferred: number | undefined): Promise<number> {
+  const kept = preferred ? await probePort(preferred) : null;
+  if (kept !== null) return kept;
+  const any = await probePort(0);
+  if (any === null) throw new Error('no free port on 127.0.0.1 for the embedded database');
+  return any;
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -191,7 +202,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
 
-  const port = await freePort();
+  const port = await choosePort(credentials.port);
   const postgresFlags = [
     `-p ${port}`,
     "-c listen_addresses='127.0.0.1'",
@@ -217,8 +228,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     const adminUrl = `postgres://postgres:${encodeURIComponent(credentials.superuserPassword)}@127.0.0.1:${port}/postgres`;
     const password = await ensureRole(adminUrl, credentials, options.appRole, options.appDatabase);
-    if (credentials.roles[options.appRole] !== password) {
+    if (credentials.roles[options.appRole] !== password || credentials.port !== port) {
       credentials.roles[options.appRole] = password;
+      credentials.port = port;
       await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
     }
     const url = `postgres://${options.appRole}:${encodeURIComponent(password)}@127.0.0.1:${port}/${options.appDatabase}`;

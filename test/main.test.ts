@@ -1,0 +1,328 @@
+// The service as a user runs it: `node main.ts` (and `node worker/main.ts`) as child processes on their own data
+// directory, talked to over HTTP on 127.0.0.1.
+import { randomBytes } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import postgres from 'postgres';
+import t from 'tap';
+import { enqueue } from '../plugins/jobs.ts';
+import { readClusterState, withDatabase } from './helpers/cluster.ts';
+import { type Child, freePort, processAlive, processes, repoRoot, until } from './helpers/process.ts';
+
+const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string;
+};
+
+interface Hub {
+  child: Child;
+  url: string;
+  readyMs: number;
+}
+
+const procs = processes(t);
+
+/** Starts `node main.ts` and waits until /api/readyz answers 200. */
+async function startHub(env: Record<string, string>): Promise<Hub> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = procs.spawn('main.ts', { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.exited.then(() => {
+    exited = true;
+  });
+  await until(
+    'the hub to be ready',
+    async () => {
+      if (exited) throw new Error(`the hub exited before it was ready:\n${child.output()}`);
+      const response = await fetch(`${url}/api/readyz`).catch(() => null);
+      return response?.status === 200 ? true : undefined;
+    },
+    30_000,
+  );
+  return { child, url, readyMs: Math.round(performance.now() - started) };
+}
+
+async function api<T = unknown>(
+  hub: Hub,
+  token: string | null,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${hub.url}${route}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+async function postmasterPid(dataDir: string): Promise<number> {
+  const text = await readFile(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8');
+  return Number(text.split('\n')[0]);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The embedded database's service URL, as the hub recorded it for a separate worker. */
+async function hubDatabase(dataDir: string) {
+  const { databaseUrl } = JSON.parse(await readFile(path.join(dataDir, 'runtime.json'), 'utf8'));
+  return postgres(databaseUrl as string, { max: 1, onnotice: () => undefined });
+}
+
+/** Connections of this database listening for new jobs: one per running graphile-worker. */
+async function listeningWorkers(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from pg_stat_activity
+    where datname = current_database() and query like 'LISTEN "jobs:insert"%'`;
+  return row.count;
+}
+
+const dataDir = await procs.dataDir();
+let hub: Hub;
+let token: string;
+let spaceId: string;
+
+t.test('first start on a fresh data directory', async (t) => {
+  hub = await startHub({ DATA_DIR: dataDir });
+  t.comment(`first start to ready: ${hub.readyMs} ms`);
+
+  const ready = await api(hub, null, 'GET', '/api/readyz');
+  t.same(ready.body, { status: 'ready', database: true, migrations: { pending: [] }, worker: 'running' });
+
+  const output = hub.child.output();
+  t.match(output, `listening on http://127.0.0.1:${new URL(hub.url).port}`, 'prints where it listens');
+  t.match(output, `ops-hub ${version}`, 'prints the version');
+  t.match(output, `embedded PostgreSQL in ${path.join(dataDir, 'postgres')}`, 'prints which database');
+  t.match(
+    output,
+    /"component":"worker"[^\n]*Worker connected/,
+    "the worker's own lines go through the logger",
+  );
+
+  const credentials = JSON.parse(await readFile(path.join(dataDir, 'postgres', 'credentials.json'), 'utf8'));
+  const passwords = [credentials.superuserPassword, ...Object.values(credentials.roles)] as string[];
+  t.ok(passwords.length >= 2);
+  for (const password of passwords) t.notOk(output.includes(password), 'no database password is printed');
+
+  const tokenFile = path.join(dataDir, 'owner-token');
+  t.equal((await stat(tokenFile)).mode & 0o777, 0o600, 'the owner token is kept with mode 0600');
+  token = (await readFile(tokenFile, 'utf8')).trim();
+  t.ok(token.length >= 32);
+  t.match(output, token, 'the generated token is printed');
+  t.match(output, 'Authorization: Bearer <token>', 'with how to use it');
+  t.equal((await stat(path.join(dataDir, 'runtime.json'))).mode & 0o777, 0o600);
+
+  t.equal((await api(hub, null, 'GET', '/api/spaces')).status, 401);
+  t.equal((await api(hub, 'x'.repeat(token.length), 'GET', '/api/spaces')).status, 401);
+  const created = await api<{ id: string }>(hub, token, 'POST', '/api/spaces', {
+    name: 'Kept across restarts',
+  });
+  t.equal(created.status, 201, 'the printed token works on an owner route');
+  spaceId = created.body.id;
+
+  const sql = await hubDatabase(dataDir);
+  t.equal(await listeningWorkers(sql), 1, 'the in-process worker listens for jobs');
+  await sql.end();
+});
+
+t.test('Ctrl-C finishes the request in flight, stops the database and exits 0', async (t) => {
+  const postmaster = await postmasterPid(dataDir);
+  t.ok(processAlive(postmaster));
+
+  // A request whose body is still arriving when the signal comes.
+  const body = JSON.stringify({ name: 'Sent during shutdown' });
+  const half = Math.floor(body.length / 2);
+  const request = http.request(`${hub.url}/api/spaces`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    },
+  });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    request.on('error', reject);
+  });
+  request.write(body.slice(0, half));
+  const socket = await new Promise<import('node:net').Socket>((resolve) => request.on('socket', resolve));
+  await new Promise((resolve) => (socket.connecting ? socket.once('connect', resolve) : resolve(null)));
+  await hub.child.waitForOutput(new RegExp(`"remotePort":${socket.localPort}\\}[^\\n]*incoming request`));
+
+  hub.child.process.kill('SIGINT');
+  await hub.child.waitForOutput(/shutting down/);
+  const refused = await fetch(`${hub.url}/api/healthz`).then(
+    (r) => r.status,
+    () => 'refused',
+  );
+  t.not(refused, 200, 'no new requests are taken once shutting down');
+  request.end(body.slice(half));
+
+  const answer = await response;
+  t.equal(answer.status, 201, 'the request in flight completes');
+  t.equal(JSON.parse(answer.body).name, 'Sent during shutdown');
+  t.same(await hub.child.exited, { code: 0, signal: null }, 'exits 0');
+  await until('the postmaster to exit', async () => (processAlive(postmaster) ? undefined : true), 5000);
+  t.pass('the embedded PostgreSQL is stopped');
+  t.notOk(await exists(path.join(dataDir, 'postgres', 'data', 'postmaster.pid')));
+  t.match(hub.child.output(), /"msg":"stopped"/);
+});
+
+t.test('a second start reuses the data and keeps the token to itself', async (t) => {
+  hub = await startHub({ DATA_DIR: dataDir });
+  t.comment(`restart to ready: ${hub.readyMs} ms`);
+  const spaces = await api<{ items: { name: string }[] }>(hub, token, 'GET', '/api/spaces');
+  t.equal(spaces.status, 200);
+  t.same(spaces.body.items.map((space) => space.name).sort(), [
+    'Kept across restarts',
+    'Sent during shutdown',
+  ]);
+  t.equal((await api(hub, token, 'GET', `/api/spaces/${spaceId}`)).status, 200);
+  t.notOk(hub.child.output().includes(token), 'the token is not printed again');
+  t.notMatch(hub.child.output(), /owner token was generated/);
+  t.equal((await readFile(path.join(dataDir, 'owner-token'), 'utf8')).trim(), token);
+});
+
+t.test('after a hard kill the next start stops the leftover database and works', async (t) => {
+  const postmaster = await postmasterPid(dataDir);
+  hub.child.process.kill('SIGKILL');
+  t.same(await hub.child.exited, { code: null, signal: 'SIGKILL' });
+  t.ok(processAlive(postmaster), 'the detached database outlives a hard-killed hub');
+
+  hub = await startHub({ DATA_DIR: dataDir });
+  t.comment(`start after a hard kill to ready: ${hub.readyMs} ms`);
+  t.match(hub.child.output(), `stopping an embedded database left running (pid ${postmaster})`);
+  await until(
+    'the leftover postmaster to exit',
+    async () => (processAlive(postmaster) ? undefined : true),
+    5000,
+  );
+  t.pass('the leftover server was stopped');
+  t.equal((await api(hub, token, 'GET', `/api/spaces/${spaceId}`)).status, 200, 'the data is intact');
+
+  hub.child.process.kill('SIGTERM');
+  t.same(await hub.child.exited, { code: 0, signal: null });
+});
+
+t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => {
+  hub = await startHub({ DATA_DIR: dataDir, WORKER_MODE: 'separate' });
+  t.match((await api(hub, null, 'GET', '/api/readyz')).body, { status: 'ready', worker: 'separate' });
+
+  const sql = await hubDatabase(dataDir);
+  t.teardown(() => sql.end());
+  t.equal(await listeningWorkers(sql), 0, 'the hub runs no worker');
+  await sql`create table test_job_records (note text not null)`;
+  const note = randomBytes(4).toString('hex');
+  const job = await enqueue(sql, 'test.record', { note });
+  const [waiting] = await sql`select attempts from graphile_worker.jobs where id = ${job.id}`;
+  t.same(waiting, { attempts: 0 }, 'the enqueued job waits');
+
+  // The worker entry point with one test task added (worker/main.ts exports what `npm run worker` runs).
+  const worker = procs.spawn('test/fixtures/worker-with-record-task.ts', {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+  });
+  await worker.waitForOutput(/worker running/);
+  const [row] = await until('the job to run', async () => {
+    const rows = await sql<{ note: string }[]>`select note from test_job_records`;
+    return rows.length ? rows : undefined;
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}; the worker printed:\n${worker.output()}`);
+  });
+  t.same(row, { note }, 'the separate worker ran the job');
+  t.same(await sql`select id from graphile_worker.jobs where id = ${job.id}`, [], 'and it is done');
+  t.equal(await listeningWorkers(sql), 1);
+  t.notOk(
+    worker
+      .output()
+      .includes(JSON.parse(await readFile(path.join(dataDir, 'runtime.json'), 'utf8')).databaseUrl),
+  );
+
+  worker.process.kill('SIGINT');
+  t.same(await worker.exited, { code: 0, signal: null }, 'the worker stops cleanly on SIGINT');
+  t.match(worker.output(), /worker stopped/);
+
+  const plain = procs.spawn('worker/main.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+  await plain.waitForOutput(/"component":"worker"[^\n]*Worker connected/);
+  t.equal(await listeningWorkers(sql), 1, '`npm run worker` connects');
+  plain.process.kill('SIGTERM');
+  t.same(await plain.exited, { code: 0, signal: null }, 'and stops cleanly on SIGTERM');
+  t.equal(await listeningWorkers(sql), 0);
+
+  hub.child.process.kill('SIGINT');
+  t.same(await hub.child.exited, { code: 0, signal: null });
+});
+
+t.test('configuration errors print one line naming the variable and exit non-zero', async (t) => {
+  const cases: [string, Record<string, string>][] = [
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: 'eighty' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://user:pw@' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://user:pw@127.0.0.1:3306/hub' }],
+    ['ACCESS_AUDIENCE', { ACCESS_TEAM_DOMAIN: 'team.example.com' }],
+    ['WORKER_MODE', { WORKER_MODE: 'sometimes' }],
+    ['OWNER_TOKEN', { OWNER_TOKEN: 'short' }],
+  ];
+  const configDir = await procs.dataDir();
+  await Promise.all(
+    cases.map(async ([variable, env]) => {
+      const child = procs.spawn('main.ts', { DATA_DIR: configDir, ...env });
+      const exit = await child.exited;
+      const lines = child.stderr().trim().split('\n');
+      t.not(exit.code, 0, `${JSON.stringify(env)} exits non-zero`);
+      t.equal(lines.length, 1, `${JSON.stringify(env)} prints one line`);
+      t.match(lines[0], new RegExp(`^configuration error: ${variable} `), `naming ${variable}`);
+      t.equal(child.stdout(), '');
+    }),
+  );
+  t.notOk(await exists(configDir), 'nothing is created before the configuration is valid');
+});
+
+t.test('a superuser DATABASE_URL is refused unless explicitly allowed', async (t) => {
+  const state = await readClusterState();
+  const admin = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
+  const name = `hub_su_${randomBytes(4).toString('hex')}`;
+  await admin.unsafe(`create database ${name}`);
+  t.teardown(async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+  const [{ rolsuper }] = await admin`select rolsuper from pg_roles where rolname = current_user`;
+  t.ok(rolsuper, "the test cluster's admin role is a superuser");
+  const url = withDatabase(state.adminUrl, name);
+  const password = decodeURIComponent(new URL(url).password);
+  const env = {
+    DATA_DIR: await procs.dataDir(),
+    DATABASE_URL: url,
+    OWNER_TOKEN: 'a-test-owner-token-of-enough-length',
+  };
+
+  const refused = procs.spawn('main.ts', { ...env, PORT: String(await freePort()) });
+  t.equal((await refused.exited).code, 1);
+  t.match(refused.stderr(), /is a superuser[^\n]*DATABASE_ALLOW_SUPERUSER=1/);
+  t.notOk(refused.output().includes(password), 'the password is not printed');
+
+  const allowed = await startHub({ ...env, DATABASE_ALLOW_SUPERUSER: '1' });
+  t.match(allowed.child.output(), `(database: ${new URL(url).protocol}//${new URL(url).username}:***@`);
+  t.notOk(allowed.child.output().includes(password), 'the password is masked');
+  t.equal((await api(allowed, 'a-test-owner-token-of-enough-length', 'GET', '/api/spaces')).status, 200);
+  allowed.child.process.kill('SIGTERM');
+  t.same(await allowed.child.exited, { code: 0, signal: null });
+});

@@ -1,0 +1,99 @@
+// The separate job worker (`npm run worker`, for WORKER_MODE=separate): the same configuration and task list as
+// the hub, on DATABASE_URL or on the embedded database the hub of this data directory started.
+import { readFile } from 'node:fs/promises';
+import closeWithGrace from 'close-with-grace';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { TaskList } from 'graphile-worker';
+import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from '../config.ts';
+import { migrate } from '../lib/migrate.ts';
+import { assertNotSuperuser, createSql, endSql, type Sql } from '../plugins/db.ts';
+import { startWorker } from '../plugins/jobs.ts';
+import { buildTaskList } from './tasks.ts';
+
+async function databaseUrl(config: Config): Promise<string> {
+  if (config.databaseUrl) return config.databaseUrl;
+  const file = runtimeFile(config);
+  const runtime = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { databaseUrl?: string },
+    () => ({ databaseUrl: undefined }),
+  );
+  if (!runtime.databaseUrl) {
+    throw new Error(
+      `no database: set DATABASE_URL, or start the hub (npm start) with the same DATA_DIR first (${file} is missing)`,
+    );
+  }
+  return runtime.databaseUrl;
+}
+
+/** Waits for the database (the hub may still be starting it) rather than failing on the first refusal. */
+async function reachable(sql: Sql, log: FastifyBaseLogger, database: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`select 1`;
+      return;
+    } catch (error) {
+      if (attempt === 1) log.warn({ database, err: error }, 'waiting for the database');
+      if (attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+/** Runs the worker until SIGINT or SIGTERM; `extraTasks` join the domains' tasks (tests). */
+export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void> {
+  const config = loadConfigOrExit();
+  // Fastify's logger is the hub's pino with the hub's settings, so both processes log alike.
+  const log = Fastify({ logger: { level: config.logLevel } }).log.child({ component: 'worker' });
+  let sql: Sql | null = null;
+  let stopRunner: (() => Promise<void>) | null = null;
+
+  closeWithGrace(
+    { delay: 15_000, logger: { error: (error: unknown) => log.error(error) } },
+    async ({ signal, err }) => {
+      if (err) log.error({ err }, 'worker shutting down after an error');
+      else log.info({ signal }, 'worker shutting down: finishing the jobs in flight');
+      await stopRunner?.();
+      if (sql) await endSql(sql).catch(() => undefined);
+      log.info('worker stopped');
+    },
+  );
+
+  let url: string;
+  try {
+    url = await databaseUrl(config);
+    const database = describeDatabaseUrl(url);
+    sql = createSql(url, { warn: (object, message) => log.warn(object, message) });
+    await reachable(sql, log, database);
+    await assertNotSuperuser(sql, config.databaseAllowSuperuser);
+    // The hub migrates too; the advisory lock lets whichever starts first apply them.
+    await migrate(sql);
+  } catch (error) {
+    log.error(`worker start-up failed: ${(error as Error).message}`);
+    if (sql) await endSql(sql).catch(() => undefined);
+    process.exit(1);
+  }
+
+  const taskList = buildTaskList({ sql, config }, extraTasks);
+  const runner = await startWorker({
+    connectionString: url,
+    taskList,
+    concurrency: config.workerConcurrency,
+    log,
+  });
+  stopRunner = () => runner.stop();
+  log.info(
+    {
+      database: describeDatabaseUrl(url),
+      tasks: Object.keys(taskList),
+      concurrency: config.workerConcurrency,
+    },
+    'worker running',
+  );
+  runner.promise.catch(async (error: unknown) => {
+    log.error({ err: error }, 'worker stopped with an error');
+    if (sql) await endSql(sql).catch(() => undefined);
+    process.exit(1);
+  });
+}
+
+if (import.meta.main) await runWorkerProcess();
