@@ -9,7 +9,7 @@ import type { TaskList } from 'graphile-worker';
 import postgres, { type Sql } from 'postgres';
 import { buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config.ts';
-import { createSql, endSql } from '../../plugins/db.ts';
+import { createSql, type DbLogger, endSql } from '../../plugins/db.ts';
 import { readClusterState, withDatabase } from './cluster.ts';
 
 export const ownerToken = 'owner-test-token-0123456789abcdef';
@@ -26,7 +26,10 @@ export interface TestDatabase {
 }
 
 /** A fresh database cloned from the migrated template, dropped at teardown. */
-export async function testDatabase(t: Teardown): Promise<TestDatabase> {
+export async function testDatabase(
+  t: Teardown,
+  log: DbLogger = { warn: () => undefined },
+): Promise<TestDatabase> {
   const state = await readClusterState();
   const name = `hub_t_${randomBytes(6).toString('hex')}`;
   const admin = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
@@ -35,7 +38,7 @@ export async function testDatabase(t: Teardown): Promise<TestDatabase> {
   );
   await admin.end();
   const url = withDatabase(state.appUrl, name);
-  const sql = createSql(url, { warn: () => undefined });
+  const sql = createSql(url, log);
   t.teardown(async () => {
     await endSql(sql);
     const dropper = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
@@ -51,6 +54,8 @@ export interface TestAppOptions {
   /** Run the job worker in this process (default off: enqueue only). */
   worker?: boolean;
   extraTasks?: TaskList;
+  /** Receives the pool's warnings (dropped connections). */
+  dbLog?: DbLogger;
 }
 
 type Request = Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> };
@@ -67,7 +72,7 @@ export interface TestApp {
 }
 
 export async function testApp(t: Teardown, options: TestAppOptions = {}): Promise<TestApp> {
-  const db = await testDatabase(t);
+  const db = await testDatabase(t, options.dbLog);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-data-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
