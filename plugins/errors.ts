@@ -23,6 +23,10 @@ const connectionCodes = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // The database was dropped, or our role was refused: for a client, the database is as good as down.
+  '3D000',
+  '28000',
+  '28P01',
 ]);
 
 export interface MappedError {
@@ -80,7 +84,8 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
     return { statusCode: 409, code: 'CONFLICT', message: 'concurrent update, try again' };
   if (code === '57014')
     return { statusCode: 503, code: 'STATEMENT_TIMEOUT', message: 'the database took too long to answer' };
-  if (connectionCodes.has(code) || code.startsWith('08')) {
+  // 08: connection exceptions; 53: insufficient resources (too many connections, disk full, out of memory).
+  if (connectionCodes.has(code) || code.startsWith('08') || code.startsWith('53')) {
     return { statusCode: 503, code: 'DATABASE_UNAVAILABLE', message: 'the database is unavailable' };
   }
   return null;
@@ -94,7 +99,9 @@ function handle(error: FastifyError, request: FastifyRequest, reply: FastifyRepl
   const mapped = mapDatabaseError(error as PostgresLikeError);
   let statusCode = mapped?.statusCode ?? error.statusCode ?? 500;
   if (statusCode < 400 || statusCode > 599) statusCode = 500;
-  let code = mapped?.code ?? error.code ?? (statusCode >= 500 ? 'INTERNAL' : 'ERROR');
+  // A code without a status is a library's (a SQLSTATE, a system error): internal, so not shown.
+  let code =
+    mapped?.code ?? (error.statusCode ? error.code : undefined) ?? (statusCode >= 500 ? 'INTERNAL' : 'ERROR');
   let message = mapped?.message ?? error.message;
 
   if (error.validation) {
