@@ -113,8 +113,8 @@ export default fp<JobsPluginOptions>(
       );
     });
     app.addHook('onClose', async () => {
-      // Finishes the jobs in flight before the database goes away.
-      await runner?.stop();
+      // Finishes the jobs in flight before the database goes away (a runner that already stopped throws).
+      if (runner && !stopped) await runner.stop();
       stopped = true;
     });
   },

@@ -1,0 +1,83 @@
+// Jobs: enqueued in the caller's transaction, run by the in-process worker, deduplicated by job key.
+import type { Task } from 'graphile-worker';
+import t from 'tap';
+import { enqueue } from '../../plugins/jobs.ts';
+import { testApp } from '../helpers/app.ts';
+import { until } from '../helpers/process.ts';
+
+/** Writes the payload's note to test_job_records, so a test sees the job ran and with which payload. */
+const record: Task = async (payload, helpers) => {
+  await helpers.query('insert into test_job_records (note) values ($1)', [
+    (payload as { note?: string }).note,
+  ]);
+};
+
+t.test('a job enqueued in a transaction exists exactly when the transaction commits', async (t) => {
+  const ta = await testApp(t, { worker: true, extraTasks: { 'test.record': record } });
+  await ta.sql`create table test_job_records (note text not null)`;
+
+  const rolledBack = await ta.sql
+    .begin(async (tx) => {
+      await tx`insert into spaces (name) values ('rolled back')`;
+      await enqueue(tx, 'test.record', { note: 'rolled back' });
+      throw new Error('changed my mind');
+    })
+    .catch((error: Error) => error.message);
+  t.equal(rolledBack, 'changed my mind');
+  t.same(
+    await ta.sql`select id from graphile_worker.jobs where task_identifier = 'test.record'`,
+    [],
+    'no job',
+  );
+
+  const job = await ta.sql.begin(async (tx) => {
+    await tx`insert into spaces (name) values ('committed')`;
+    return enqueue(tx, 'test.record', { note: 'committed' });
+  });
+  t.match(job, { id: /^\d+$/, task_identifier: 'test.record' });
+  const rows = await until('the job to run', async () => {
+    const found = await ta.sql<{ note: string }[]>`select note from test_job_records`;
+    return found.length ? found : undefined;
+  });
+  t.same(
+    rows,
+    [{ note: 'committed' }],
+    'the committed job ran with its payload; the rolled-back one never did',
+  );
+  await until('the job to be done', async () => {
+    const left = await ta.sql`select id from graphile_worker.jobs where id = ${job.id}`;
+    return left.length === 0 ? true : undefined;
+  });
+  t.pass('the completed job is gone from the queue');
+});
+
+t.test('a job key keeps one pending job', async (t) => {
+  const ta = await testApp(t);
+  const first = await enqueue(ta.sql, 'test.record', { note: 'first' }, { jobKey: 'refresh:home' });
+  const second = await enqueue(ta.sql, 'test.record', { note: 'second' }, { jobKey: 'refresh:home' });
+  t.equal(second.id, first.id, 'the same job');
+  const jobs = await ta.sql<{ key: string; note: string }[]>`
+    select key, payload->>'note' as note from graphile_worker._private_jobs where key = 'refresh:home'`;
+  t.same(jobs, [{ key: 'refresh:home', note: 'second' }], 'one job, with the latest payload');
+  await enqueue(ta.sql, 'test.record', { note: 'other' }, { jobKey: 'refresh:work' });
+  const [{ count }] = await ta.sql<{ count: number }[]>`
+    select count(*)::int as count from graphile_worker.jobs where task_identifier = 'test.record'`;
+  t.equal(count, 2, 'another key is another job');
+});
+
+t.test('readiness reports the worker', async (t) => {
+  const running = await testApp(t, { worker: true });
+  const ready = await running.anon({ method: 'GET', url: '/api/readyz' });
+  t.equal(ready.statusCode, 200);
+  t.equal(ready.json().worker, 'running');
+
+  await running.app.jobs.runner?.stop();
+  const stopped = await running.anon({ method: 'GET', url: '/api/readyz' });
+  t.equal(stopped.statusCode, 503, 'a stopped worker is not ready');
+  t.equal(stopped.json().worker, 'stopped');
+
+  const off = await testApp(t);
+  const none = await off.anon({ method: 'GET', url: '/api/readyz' });
+  t.equal(none.statusCode, 503, 'nobody runs the jobs');
+  t.same(none.json(), { status: 'not_ready', database: true, migrations: { pending: [] }, worker: 'off' });
+});
