@@ -48,7 +48,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Write one setting',
         params: Type.Object({ key: Key }),
-        body: Type.Object({ value: Type.Unknown() }, { required: ['value'] }),
+        body: Type.Object({ value: Type.Unknown() }, { required: ['value'], additionalProperties: false }),
         response: { 200: Type.Ref('Setting'), ...errors(400, 401, 403) },
       },
     },

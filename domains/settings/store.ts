@@ -16,9 +16,10 @@ export async function getSetting<T>(sql: Db, key: string): Promise<T | undefined
   return row?.value;
 }
 
+/** Any JSON value, null included (a json-typed parameter would turn null into SQL NULL; sent as text it stays JSON). */
 export async function putSetting(sql: Db, key: string, value: unknown): Promise<SettingRow> {
   const [row] = await sql<SettingRow[]>`
-    insert into app_settings (key, value) values (${key}, ${sql.json(value as never)})
+    insert into app_settings (key, value) values (${key}, ${JSON.stringify(value)}::text::jsonb)
     on conflict (key) do update set value = excluded.value, updated_at = now()
     returning key, value, updated_at`;
   return row;

@@ -61,13 +61,26 @@ function validOverrides(input: Overrides): Record<string, string> {
   return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, String(value).toLowerCase()]));
 }
 
+/** The stored overrides that are still valid: the setting can also be written through /api/settings/theme. */
+function storedOverrides(value: unknown): Record<string, string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(
+        ([key, colour]) =>
+          (colourNames as string[]).includes(key) && typeof colour === 'string' && hexColour.test(colour),
+      )
+      .map(([key, colour]) => [key, String(colour).toLowerCase()]),
+  );
+}
+
 const tags = ['theme'];
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Theme);
 
   async function current() {
-    const overrides = (await getSetting<Record<string, string>>(app.sql, 'theme')) ?? {};
+    const overrides = storedOverrides(await getSetting(app.sql, 'theme'));
     return { palette: { ...defaultPalette, ...overrides }, overrides };
   }
 
@@ -103,7 +116,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     await app.sql.begin(async (tx) => {
       // The row lock keeps two concurrent merges from losing each other's colours.
       await tx`select 1 from app_settings where key = 'theme' for update`;
-      const existing = (await getSetting<Record<string, string>>(tx, 'theme')) ?? {};
+      const existing = storedOverrides(await getSetting(tx, 'theme'));
       await putSetting(tx, 'theme', { ...existing, ...merged });
     });
     return current();
