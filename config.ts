@@ -45,6 +45,13 @@ export interface Config {
   voiceClipsDir: string;
   videoOembedUrl: string;
   videoTranscriptCommand: string | null;
+  /** Time limits of one ingest in ms: the transcript command; the page fetch (redirects and body included). */
+  videoTranscriptTimeoutMs: number;
+  ingestTimeoutMs: number;
+  /** Largest page or document body an ingest job downloads. */
+  ingestMaxBytes: number;
+  /** Attempts of an ingest job with a transient failure (5xx, timeout) before it is marked failed. */
+  ingestMaxAttempts: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -202,6 +209,10 @@ export function loadConfig(env: Env = environment()): Config {
     voiceClipsDir: path.resolve(text(env, 'VOICE_CLIPS_DIR') ?? path.join(dataDir, 'voice-clips')),
     videoOembedUrl: httpUrl(env, 'VIDEO_OEMBED_URL', 'https://www.youtube.com/oembed'),
     videoTranscriptCommand: text(env, 'VIDEO_TRANSCRIPT_COMMAND'),
+    videoTranscriptTimeoutMs: integer(env, 'VIDEO_TRANSCRIPT_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+    ingestTimeoutMs: integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000),
+    ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    ingestMaxAttempts: integer(env, 'INGEST_MAX_ATTEMPTS', 5, 1, 25),
   };
 }
 

@@ -4,6 +4,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
+import { recordEnqueued } from '../domains/jobs/store.ts';
+import { startWorkerLiveness } from '../worker/liveness.ts';
 import type { Db } from './db.ts';
 
 export interface EnqueueOptions {
@@ -27,8 +29,8 @@ export async function enqueue(
   payload: unknown,
   options: EnqueueOptions = {},
 ): Promise<EnqueuedJob> {
-  const [job] = await sql<{ id: string }[]>`
-    select id::text from graphile_worker.add_job(
+  const [job] = await sql<{ id: string; key: string | null; max_attempts: number }[]>`
+    select id::text, key, max_attempts from graphile_worker.add_job(
       identifier => ${task},
       payload => ${sql.json((payload ?? {}) as never)}::json,
       queue_name => ${options.queueName ?? null},
@@ -37,6 +39,8 @@ export async function enqueue(
       job_key => ${options.jobKey ?? null},
       priority => ${options.priority ?? null}
     )`;
+  // The jobs API lists it from now on, in the same transaction (graphile-worker forgets completed jobs).
+  await recordEnqueued(sql, { id: job.id, task, payload, job_key: job.key, max_attempts: job.max_attempts });
   return { id: job.id, task_identifier: task };
 }
 
@@ -62,15 +66,35 @@ export interface WorkerOptions {
 }
 
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
-  return run({
-    connectionString: options.connectionString,
-    taskList: options.taskList,
-    concurrency: options.concurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    parsedCronItems: [],
-    logger: workerLogger(options.log),
-  });
+  const liveness = await startWorkerLiveness(options.connectionString, options.log);
+  let runner: Runner;
+  try {
+    runner = await run({
+      connectionString: options.connectionString,
+      taskList: options.taskList,
+      concurrency: options.concurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      parsedCronItems: [],
+      logger: workerLogger(options.log),
+      preset: { plugins: [liveness.plugin] },
+    });
+  } catch (error) {
+    await liveness.stop();
+    throw error;
+  }
+  // Jobs a crashed process left locked run again now rather than in graphile-worker's 4 hours.
+  await liveness.sweep().catch((error: unknown) => options.log.warn({ err: error }, 'recovery sweep failed'));
+  const stop = runner.stop.bind(runner);
+  runner.stop = async (reason) => {
+    try {
+      await stop(reason);
+    } finally {
+      await liveness.stop();
+    }
+  };
+  runner.promise.catch(() => liveness.stop());
+  return runner;
 }
 
 export type WorkerState = 'running' | 'stopped' | 'separate' | 'off';

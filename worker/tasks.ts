@@ -3,6 +3,8 @@
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from '../config.ts';
+import { captureTasks } from '../domains/capture/jobs.ts';
+import { recordedTaskList } from '../domains/jobs/recording.ts';
 
 export interface JobDeps {
   sql: Sql;
@@ -11,8 +13,9 @@ export interface JobDeps {
 
 export type DomainTasks = (deps: JobDeps) => TaskList;
 
-const domains: DomainTasks[] = [];
+const domains: DomainTasks[] = [captureTasks];
 
 export function buildTaskList(deps: JobDeps, extra: TaskList = {}): TaskList {
-  return Object.assign({}, ...domains.map((tasks) => tasks(deps)), extra);
+  // Every executor keeps its job record (job_records, read by the jobs API) up to date.
+  return recordedTaskList(deps, Object.assign({}, ...domains.map((tasks) => tasks(deps)), extra));
 }

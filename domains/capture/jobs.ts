@@ -1,0 +1,151 @@
+// ingest.url and ingest.video: fetch through the guarded client, extract, and store or refresh the source
+// document of the URL in its space. Both are idempotent (the document is upserted on space and URL), so a job that
+// runs twice, say after a crash, still leaves one document.
+import type { JobHelpers } from 'graphile-worker';
+import { safeFetch } from '../../lib/safe-fetch.ts';
+import { PermanentJobError } from '../../worker/errors.ts';
+import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
+import { upsertSourceDocByUrl } from '../source-docs/store.ts';
+import type { IngestPayload } from './capture.ts';
+import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from './extract.ts';
+import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
+import { completeCapture, failCapture, spaceExists } from './store.ts';
+import { fetchOembed, runTranscriptCommand } from './video.ts';
+
+function payloadOf(raw: unknown): IngestPayload {
+  const payload = raw as Partial<IngestPayload> | null;
+  if (
+    typeof payload?.capture_id !== 'string' ||
+    typeof payload.url !== 'string' ||
+    typeof payload.space_id !== 'string'
+  ) {
+    throw new PermanentJobError('malformed ingest payload: capture_id, url and space_id are required');
+  }
+  return payload as IngestPayload;
+}
+
+function titleFromUrl(url: string): string {
+  const parsed = new URL(url);
+  const last = decodeURIComponent(parsed.pathname.split('/').filter(Boolean).at(-1) ?? '');
+  return last ? `${parsed.hostname}: ${last}` : parsed.hostname;
+}
+
+async function fetchDocument(
+  deps: JobDeps,
+  url: string,
+): Promise<Extracted & { meta: Record<string, unknown> }> {
+  let response: Awaited<ReturnType<typeof safeFetch>>;
+  try {
+    response = await safeFetch(url, ingestFetchOptions(deps.config));
+  } catch (error) {
+    throw fetchFailure(error, 'fetch failed');
+  }
+  if (response.status >= 400) throw statusFailure(response.status, response.url, 'fetch failed');
+  const declared = response.contentType;
+  const type = sniffType(response.body, declared, new URL(response.url).pathname);
+  if (!type) {
+    throw new PermanentJobError(
+      `unsupported document: ${response.url} is ${mediaType(declared) || 'of no declared type'} ` +
+        '(HTML, text, Markdown and PDF are ingested)',
+    );
+  }
+  let extracted: Extracted;
+  try {
+    extracted = await extractDocument(response.body, type, declared);
+  } catch (error) {
+    if (error instanceof ExtractionError) throw new PermanentJobError(`${response.url}: ${error.message}`);
+    throw error;
+  }
+  const meta: Record<string, unknown> = {
+    final_url: response.url,
+    status: response.status,
+    bytes: response.body.length,
+  };
+  if (response.redirects.length > 0) meta.redirects = response.redirects;
+  return { ...extracted, meta };
+}
+
+async function ingestUrl(deps: JobDeps, payload: IngestPayload): Promise<void> {
+  const document = await fetchDocument(deps, payload.url);
+  await store(deps, payload, {
+    title: payload.title ?? document.title ?? titleFromUrl(payload.url),
+    content: document.content,
+    content_type: document.content_type,
+    metadata: { ...document.metadata, ...document.meta },
+  });
+}
+
+async function ingestVideo(deps: JobDeps, payload: IngestPayload): Promise<void> {
+  const oembed = await fetchOembed(deps.config, payload.url);
+  const command = deps.config.videoTranscriptCommand;
+  const transcript = command
+    ? await runTranscriptCommand(command, payload.url, deps.config.videoTranscriptTimeoutMs)
+    : ({ ok: false, reason: 'no transcript command configured (VIDEO_TRANSCRIPT_COMMAND)' } as const);
+  const title = payload.title ?? oembed.title ?? titleFromUrl(payload.url);
+  // Without a transcript the metadata is the content, so the video is still found by its title and channel.
+  const content = transcript.ok
+    ? transcript.text
+    : [oembed.title, oembed.author_name, oembed.provider_name].filter(Boolean).join('\n');
+  await store(deps, payload, {
+    title,
+    content,
+    content_type: 'text/plain',
+    metadata: {
+      oembed,
+      transcript: transcript.ok
+        ? {
+            status: 'included',
+            source: transcript.source,
+            ...(transcript.file ? { file: transcript.file } : {}),
+          }
+        : { status: 'unavailable', reason: transcript.reason },
+    },
+  });
+}
+
+async function store(
+  deps: JobDeps,
+  payload: IngestPayload,
+  doc: { title: string; content: string; content_type: string; metadata: Record<string, unknown> },
+): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    const row = await upsertSourceDocByUrl(tx, {
+      space_id: payload.space_id,
+      url: payload.url,
+      title: doc.title,
+      content: doc.content,
+      content_type: doc.content_type,
+      origin: payload.origin,
+      metadata: {
+        ...doc.metadata,
+        capture_id: payload.capture_id,
+        ...(payload.tags?.length ? { tags: payload.tags } : {}),
+      },
+      captured_at: payload.captured_at ? new Date(payload.captured_at) : new Date(),
+    });
+    await completeCapture(tx, payload.capture_id, row.id);
+  });
+}
+
+type Ingest = (deps: JobDeps, payload: IngestPayload) => Promise<void>;
+
+function executor(deps: JobDeps, ingest: Ingest) {
+  return async (raw: unknown, helpers: JobHelpers) => {
+    const payload = payloadOf(raw);
+    try {
+      if (!(await spaceExists(deps.sql, payload.space_id))) {
+        throw new PermanentJobError(`the space ${payload.space_id} no longer exists`);
+      }
+      await ingest(deps, payload);
+    } catch (error) {
+      const final = error instanceof PermanentJobError || helpers.job.attempts >= helpers.job.max_attempts;
+      if (final) await failCapture(deps.sql, payload.capture_id, (error as Error).message);
+      throw error;
+    }
+  };
+}
+
+export const captureTasks: DomainTasks = (deps) => ({
+  'ingest.url': executor(deps, ingestUrl),
+  'ingest.video': executor(deps, ingestVideo),
+});

@@ -1,0 +1,76 @@
+import { type Static, Type } from 'typebox';
+import { Uuid } from '../../lib/schemas.ts';
+import { SourceDoc } from '../source-docs/schema.ts';
+
+export const CaptureBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 4096, description: 'An http or https URL' }),
+    idempotency_key: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: 'The same key again returns the first capture and queues nothing',
+    }),
+    space_id: Type.Optional({
+      ...Uuid,
+      description: 'Where the document goes; default: the "Inbox" space (or a scoped agent\'s own space)',
+    }),
+    title: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: "Overrides the page's title" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CaptureBody = Static<typeof CaptureBody>;
+
+export const CaptureTaskName = Type.Union([Type.Literal('ingest.url'), Type.Literal('ingest.video')], {
+  description:
+    'ingest.video for youtube.com, www.youtube.com, m.youtube.com and youtu.be; ingest.url otherwise',
+});
+
+export const CaptureAccepted = Type.Object(
+  {
+    capture_id: Uuid,
+    job_id: Type.String({ description: 'The job in /api/jobs' }),
+    task: CaptureTaskName,
+    idempotency_key: Type.String(),
+    duplicate: Type.Boolean({ description: 'true: an earlier capture with this key is returned' }),
+    url: Type.String(),
+    space_id: Uuid,
+    title: Type.Union([Type.String(), Type.Null()]),
+    state: Type.Union([Type.Literal('queued'), Type.Literal('completed'), Type.Literal('failed')]),
+  },
+  { $id: 'CaptureAccepted' },
+);
+export type CaptureAccepted = Static<typeof CaptureAccepted>;
+
+/** The stored document, as GET /api/source-docs/:id shows it (a copy: that schema's $id lives in its domain). */
+export const UploadedDoc = Type.Object(SourceDoc.properties);
+
+export const IngestParams = Type.Object({
+  service: Type.String({ maxLength: 64, description: 'karakeep, linkding or generic' }),
+});
+
+export const IngestQuery = Type.Object({
+  space_id: Type.Optional({
+    ...Uuid,
+    description: 'Where captured bookmarks go; default: the "Inbox" space',
+  }),
+});
+
+export const IngestHeaders = Type.Object({
+  'x-hub-signature-256': Type.Optional(
+    Type.String({
+      description:
+        'sha256=<hex>: HMAC-SHA256 of the raw request body with WEBHOOK_SECRET, lower- or upper-case hex',
+    }),
+  ),
+});
+
+export const WebhookResult = Type.Object({
+  service: Type.String(),
+  operation: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('captured'), Type.Literal('duplicate'), Type.Literal('ignored')]),
+  reason: Type.Optional(Type.String()),
+  capture: Type.Union([Type.Ref('CaptureAccepted'), Type.Null()]),
+});
