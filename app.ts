@@ -6,6 +6,8 @@ import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
+import capture from './domains/capture/index.ts';
+import jobRecords from './domains/jobs/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import projects from './domains/projects/index.ts';
@@ -75,6 +77,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(settings);
       await api.register(theme);
       await api.register(agents);
+      await api.register(capture);
+      await api.register(jobRecords);
       await api.register(pages);
       await api.register(projects);
       await api.register(tasks);
