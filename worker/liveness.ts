@@ -35,9 +35,10 @@ export async function startWorkerLiveness(
   log: FastifyBaseLogger,
   sweepIntervalMs = 30_000,
 ): Promise<WorkerLiveness> {
-  // One connection of its own: the advisory lock lives exactly as long as this session.
+  // A reserved connection holds the advisory lock (it lives exactly as long as that session); the other one runs
+  // the sweeps, which need transactions (a reserved connection cannot begin one).
   const client = postgres(connectionString, {
-    max: 1,
+    max: 2,
     onnotice: () => undefined,
     connection: { application_name: 'ops-hub-worker-liveness' },
   });
@@ -70,14 +71,15 @@ export async function startWorkerLiveness(
     }
   }
 
-  const sweep = () =>
-    withSession(async (sql) => {
-      const freed = await recoverDeadWorkerJobs(sql);
-      if (freed.length > 0) {
-        log.warn({ jobs: freed }, `freed ${freed.length} job(s) locked by a worker process that is gone`);
-      }
-      return freed;
-    });
+  const sweep = async () => {
+    // Our own lock first: a session lost unnoticed would make this process look dead to the others.
+    await withSession((sql) => sql`select 1`);
+    const freed = await recoverDeadWorkerJobs(client);
+    if (freed.length > 0) {
+      log.warn({ jobs: freed }, `freed ${freed.length} job(s) locked by a worker process that is gone`);
+    }
+    return freed;
+  };
 
   await session();
   const timer = setInterval(() => {
