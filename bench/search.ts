@@ -1,0 +1,531 @@
+// Search benchmark: seeds 100,000 source documents and 50,000 pages of generated text (plus some refs and
+// messages), checks that the searches use the GIN indexes, then runs the same query mix through GET /api/search
+// over real HTTP and through the store function the route calls (the same SQL, straight on postgres.js), and
+// prints throughput, p50/p95 latency and their ratio.
+//
+// Database: an embedded cluster under the system temp dir (removed afterwards), or, with DATABASE_URL, a
+// scratch database created next to the one named there (its role needs CREATEDB) and dropped afterwards.
+// Sizes: BENCH_DOCS, BENCH_PAGES, BENCH_REQUESTS, BENCH_CONCURRENCY override the defaults.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import postgres from 'postgres';
+import { Pool } from 'undici';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { type SearchKind, searchKinds } from '../domains/search/schema.ts';
+import { type SearchOptions, searchAll } from '../domains/search/store.ts';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../lib/embedded-postgres.ts';
+import { migrate } from '../lib/migrate.ts';
+import { createSql, endSql } from '../plugins/db.ts';
+
+const sizes = {
+  docs: Number(process.env.BENCH_DOCS ?? 100_000),
+  pages: Number(process.env.BENCH_PAGES ?? 50_000),
+  refs: 5_000,
+  messages: 5_000,
+  spaces: 12,
+  requests: Number(process.env.BENCH_REQUESTS ?? 2_000),
+  concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8),
+  warmup: 200,
+  limit: 20,
+};
+
+// --- deterministic text ------------------------------------------------------------------------------------
+
+/** mulberry32: a small seeded generator, so every run searches the same corpus. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const glue = 'the a of and to in is for on with as by at from that this it be are was or not'.split(' ');
+const realWords = [
+  ...new Set(
+    `
+server backup storage network cluster container kubernetes docker proxmox zfs pool snapshot replication disk
+drive array raid parity scrub resilver dataset volume mount share samba nfs iscsi router switch firewall vlan
+subnet gateway dns dhcp address route bridge bond interface wireguard tunnel vpn certificate proxy nginx traefik
+caddy reverse domain monitoring alert metric dashboard grafana prometheus exporter scrape latency throughput
+bandwidth packet jitter uptime outage incident postmortem runbook checklist procedure upgrade migration rollback
+release version patch kernel module driver firmware bios boot partition filesystem ext4 btrfs journal inode
+memory cpu core thread process service daemon systemd timer cron schedule job queue worker task retry failure
+error warning log rotation retention archive compression encryption key secret token password vault policy
+permission user group role account login session cookie browser client request response header payload json
+yaml config setting option parameter variable environment deployment pipeline build test lint format commit
+branch merge review issue project milestone deadline estimate priority backlog sprint meeting notes summary
+research paper article reference citation book chapter library index search query ranking relevance snippet
+garden kitchen recipe travel budget invoice receipt tax insurance health doctor appointment family birthday
+holiday weekend morning evening coffee bicycle running hiking camping photography camera lens music playlist
+podcast episode movie series reading writing journal idea plan goal habit routine exercise sleep energy
+electricity solar battery inverter heating thermostat sensor automation light switchboard doorbell
+printer scanner laptop desktop tablet phone charger cable adapter rack shelf ups fan temperature noise power
+database postgres index vacuum analyze query planner statement transaction lock deadlock replica standby
+failover recovery restore verify checksum integrity corruption benchmark profile optimise cache buffer
+api endpoint route handler schema validation migration seed fixture mock stub integration contract
+language compiler runtime interpreter typescript javascript python rust golang shell script terminal editor
+photosynthesis astronomy telescope galaxy nebula orbit satellite weather forecast rainfall humidity storm
+`
+      .split(/\s+/)
+      .filter(Boolean),
+  ),
+];
+
+/** Made-up words for the long tail of the vocabulary, from syllables: real text has tens of thousands of terms. */
+function pseudoWord(rank: number): string {
+  const onsets = [
+    'b',
+    'c',
+    'd',
+    'f',
+    'g',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'z',
+    'br',
+    'tr',
+    'st',
+  ];
+  const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou'];
+  let n = rank * 7919 + 13;
+  let word = '';
+  for (let syllable = 0; syllable < 3 + (rank % 2); syllable++) {
+    word += onsets[n % onsets.length] + vowels[Math.floor(n / onsets.length) % vowels.length];
+    n = Math.floor(n / (onsets.length * vowels.length)) + rank * (syllable + 3);
+  }
+  return `${word}${'nrlx'[rank % 4]}`;
+}
+
+/**
+ * 20,000 terms in Zipf order: every 25th rank (from rank 2) is a real word, so real words span common to rare
+ * (server at rank 2, backup 27, kubernetes 152, firewall 727, postgres 6152, humidity 7552).
+ */
+const vocabulary = Array.from({ length: 20_000 }, (_, rank) => {
+  const real = (rank - 2) / 25;
+  return Number.isInteger(real) && real < realWords.length ? realWords[real] : pseudoWord(rank);
+});
+
+/** Zipf pick (exponent 1): term frequency falls with its rank, as in natural text. */
+function picker(random: () => number) {
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (let rank = 0; rank < vocabulary.length; rank++) {
+    sum += 1 / (rank + 1);
+    cumulative.push(sum);
+  }
+  return () => {
+    const target = random() * sum;
+    let low = 0;
+    let high = cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle] < target) low = middle + 1;
+      else high = middle;
+    }
+    return vocabulary[low];
+  };
+}
+
+function textMaker(seed: number) {
+  const random = generator(seed);
+  const word = picker(random);
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const sentence = () => {
+    const words: string[] = [];
+    const length = between(6, 18);
+    for (let i = 0; i < length; i++) words.push(random() < 0.45 ? glue[between(0, glue.length - 1)] : word());
+    const text = words.join(' ');
+    return `${text[0].toUpperCase()}${text.slice(1)}.`;
+  };
+  return {
+    random,
+    between,
+    title: () => {
+      const words = Array.from({ length: between(2, 7) }, word).join(' ');
+      return `${words[0].toUpperCase()}${words.slice(1)}`;
+    },
+    body: (minWords: number, maxWords: number) => {
+      const target = between(minWords, maxWords);
+      const paragraphs: string[] = [];
+      let count = 0;
+      while (count < target) {
+        const paragraph: string[] = [];
+        for (let i = between(2, 6); i > 0 && count < target; i--) {
+          const text = sentence();
+          paragraph.push(text);
+          count += text.split(' ').length;
+        }
+        paragraphs.push(paragraph.join(' '));
+      }
+      return paragraphs.join('\n\n');
+    },
+  };
+}
+
+/** A COPY text-format field. */
+function field(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+// --- database ------------------------------------------------------------------------------------------------
+
+interface Database {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function database(): Promise<Database> {
+  const external = process.env.DATABASE_URL;
+  if (external) {
+    const name = `ops_hub_bench_${randomBytes(4).toString('hex')}`;
+    const admin = postgres(external, { max: 1, onnotice: () => undefined });
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(external);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      close: async () => {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-'));
+  // As root the cluster runs as the postgres user, who must traverse this directory.
+  await chmod(dir, 0o755);
+  const runtimeDir = path.join(os.tmpdir(), 'ops-hub-bench-runtime');
+  const cluster = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    runtimeDir,
+    appRole: 'hub_bench',
+    appDatabase: 'hub_bench',
+    log: (message) => console.log(`# ${message}`),
+  });
+  return {
+    url: cluster.url,
+    close: async () => {
+      await stopEmbeddedPostgres({ dir: path.join(dir, 'pg'), runtimeDir, log: console.error });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function copy(into: postgres.PendingQuery<postgres.Row[]>, lines: Iterable<string>) {
+  await pipeline(Readable.from(lines), await into.writable());
+}
+
+async function seed(url: string): Promise<string[]> {
+  const sql = postgres(url, { max: 4, onnotice: () => undefined });
+  try {
+    const spaceIds: string[] = [];
+    for (let i = 0; i < sizes.spaces; i++) {
+      const [row] = await sql<
+        { id: string }[]
+      >`insert into spaces (name) values (${`Space ${i + 1}`}) returning id`;
+      spaceIds.push(row.id);
+    }
+    const started = Date.now();
+    const day = 86_400_000;
+    const base = Date.UTC(2024, 0, 1);
+
+    function* docs() {
+      const text = textMaker(1);
+      for (let i = 0; i < sizes.docs; i++) {
+        const space = spaceIds[i % spaceIds.length];
+        const url =
+          i % 10 === 9
+            ? null
+            : `https://example.org/${i.toString(36)}/${text.title().toLowerCase().replace(/ /g, '-')}`;
+        const origin = url === null ? 'upload' : i % 7 === 0 ? 'webhook' : 'url';
+        const captured = new Date(base + Math.floor(text.random() * 700 * day)).toISOString();
+        yield `${[space, field(url), field(text.title()), field(text.body(60, 420)), 'text/html', origin, captured].join('\t')}\n`;
+      }
+    }
+    function* pages() {
+      const text = textMaker(2);
+      const nextPosition = new Map<string, number>();
+      for (let i = 0; i < sizes.pages; i++) {
+        const space = spaceIds[i % spaceIds.length];
+        const position = nextPosition.get(space) ?? 0;
+        nextPosition.set(space, position + 1);
+        yield `${[space, position, field(text.title()), field(text.body(30, 260))].join('\t')}\n`;
+      }
+    }
+    function* refs() {
+      const text = textMaker(3);
+      for (let i = 0; i < sizes.refs; i++) {
+        yield `${[spaceIds[i % spaceIds.length], 'web', `ref-${i}`, `https://refs.example.net/${i}`, field(text.title()), field(text.body(0, 60))].join('\t')}\n`;
+      }
+    }
+    // Two connections at a time: the machine has few cores, and each COPY keeps one busy.
+    await Promise.all([
+      copy(
+        sql`copy source_docs (space_id, url, title, content, content_type, origin, captured_at) from stdin`,
+        docs(),
+      ),
+      copy(sql`copy pages (space_id, position, title, body) from stdin`, pages()),
+    ]);
+    await copy(sql`copy refs (space_id, source, external_id, url, title, notes) from stdin`, refs());
+    // A quarter of the conversations are global (no space).
+    const conversations = await sql<{ id: string }[]>`
+      insert into conversations ${sql(
+        Array.from({ length: 250 }, (_, i) => ({
+          space_id: i % 4 === 0 ? null : spaceIds[i % spaceIds.length],
+          title: `Conversation ${i + 1}`,
+        })),
+      )} returning id`;
+    const text = textMaker(4);
+    const messages = Array.from({ length: sizes.messages }, (_, i) => ({
+      conversation_id: conversations[i % conversations.length].id,
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: text.body(10, 120),
+    }));
+    for (let i = 0; i < messages.length; i += 1000)
+      await sql`insert into messages ${sql(messages.slice(i, i + 1000))}`;
+    const seeded = Date.now() - started;
+    await sql`vacuum (analyze) source_docs, pages, refs, messages, conversations`;
+    console.log(
+      `# seeded ${sizes.docs} source docs, ${sizes.pages} pages, ${sizes.refs} refs, ${sizes.messages} messages ` +
+        `in ${(seeded / 1000).toFixed(1)} s (+ vacuum analyze ${((Date.now() - started - seeded) / 1000).toFixed(1)} s)`,
+    );
+    const [size] = await sql<
+      { size: string }[]
+    >`select pg_size_pretty(pg_database_size(current_database())) as size`;
+    console.log(`# database size ${size.size}`);
+    return spaceIds;
+  } finally {
+    await sql.end();
+  }
+}
+
+// --- the query mix -------------------------------------------------------------------------------------------
+
+interface Case {
+  q: string;
+  kinds?: SearchKind[];
+  spaceIndex?: number;
+}
+
+/** A mix of common, middling and rare terms, phrases, web-search operators and filters. */
+const cases: Case[] = [
+  { q: 'backup' },
+  { q: 'kubernetes cluster' },
+  { q: '"snapshot replication"' },
+  { q: 'firewall or wireguard' },
+  { q: 'storage -raid' },
+  { q: 'telescope galaxy' },
+  { q: 'humidity' },
+  { q: 'running' },
+  { q: 'postgres vacuum', kinds: ['pages'] },
+  { q: 'certificate', kinds: ['source_docs'] },
+  { q: 'retention policy', kinds: ['refs', 'messages'] },
+  { q: 'monitoring alert', spaceIndex: 3 },
+  { q: 'nebula', spaceIndex: 7 },
+  { q: 'grafana "dashboard"' },
+  { q: '(unbalanced "quote' },
+  { q: 'thermostat' },
+];
+
+function optionsFor(item: Case, spaceIds: string[]): SearchOptions {
+  const spaceId = item.spaceIndex === undefined ? undefined : spaceIds[item.spaceIndex];
+  const kinds = (item.kinds ?? [...searchKinds]).filter((kind) => !(spaceId && kind === 'messages'));
+  return { query: item.q, kinds, spaceId, limit: sizes.limit, offset: 0 };
+}
+
+function pathFor(item: Case, spaceIds: string[]): string {
+  const params = new URLSearchParams({ q: item.q, limit: String(sizes.limit) });
+  if (item.kinds) params.set('kinds', item.kinds.join(','));
+  if (item.spaceIndex !== undefined) params.set('space_id', spaceIds[item.spaceIndex]);
+  return `/api/search?${params}`;
+}
+
+// --- measuring -----------------------------------------------------------------------------------------------
+
+interface Figures {
+  label: string;
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+}
+
+/** Latencies (ms) and busy time (s) of one path, gathered over several rounds. */
+interface Tally {
+  latencies: number[];
+  seconds: number;
+}
+
+/** Runs `count` calls with at most `concurrency` in flight, adding their latencies and the wall time to `tally`. */
+async function load(tally: Tally, count: number, concurrency: number, run: (i: number) => Promise<void>) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const begin = performance.now();
+        await run(i);
+        tally.latencies.push(performance.now() - begin);
+      }
+    }),
+  );
+  tally.seconds += (performance.now() - started) / 1000;
+}
+
+function figures(label: string, tally: Tally): Figures {
+  const sorted = [...tally.latencies].sort((x, y) => x - y);
+  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
+  return {
+    label,
+    requests: sorted.length,
+    seconds: tally.seconds,
+    perSecond: sorted.length / tally.seconds,
+    p50: at(0.5),
+    p95: at(0.95),
+  };
+}
+
+function row(figures: Figures): string {
+  return [
+    figures.label.padEnd(22),
+    String(figures.requests).padStart(6),
+    `${figures.seconds.toFixed(2)} s`.padStart(9),
+    `${figures.perSecond.toFixed(1)} req/s`.padStart(13),
+    `p50 ${figures.p50.toFixed(2)} ms`.padStart(14),
+    `p95 ${figures.p95.toFixed(2)} ms`.padStart(14),
+  ].join('  ');
+}
+
+/** EXPLAIN ANALYZE of the statement searchAll sends, captured through the driver's debug hook. */
+async function explain(url: string, options: SearchOptions): Promise<string[]> {
+  let captured: { query: string; parameters: unknown[] } | null = null;
+  const sql = postgres(url, {
+    max: 1,
+    onnotice: () => undefined,
+    debug: (_connection, query, parameters) => {
+      captured = { query, parameters: parameters as unknown[] };
+    },
+  });
+  try {
+    await searchAll(sql, options);
+    const statement = captured as { query: string; parameters: unknown[] } | null;
+    if (!statement) throw new Error('no statement captured');
+    const plan = await sql.unsafe(
+      `explain (analyze, costs off) ${statement.query}`,
+      statement.parameters as never[],
+    );
+    return plan.map((line) => String(line['QUERY PLAN']));
+  } finally {
+    await sql.end();
+  }
+}
+
+async function main() {
+  const loadBefore = os.loadavg()[0];
+  const db = await database();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-data-'));
+  let closeApp: (() => Promise<void>) | null = null;
+  try {
+    const setup = postgres(db.url, { max: 1, onnotice: () => undefined });
+    await migrate(setup);
+    await setup.end();
+    const spaceIds = await seed(db.url);
+
+    console.log('# plans (GIN index use):');
+    for (const item of [cases[6], cases[0]]) {
+      const plan = await explain(db.url, optionsFor(item, spaceIds));
+      const indexes = [...new Set(plan.flatMap((line) => line.match(/\w+_search_idx/g) ?? []))].sort();
+      const seqScans = plan.filter((line) => /Seq Scan on (pages|source_docs|refs|messages)\b/.test(line));
+      const time = plan.find((line) => line.startsWith('Execution Time')) ?? '';
+      console.log(
+        `#   q=${JSON.stringify(item.q)}: GIN ${indexes.join(', ') || 'none'}; ` +
+          `seq scans on searched tables: ${seqScans.length}; ${time}`,
+      );
+      if (process.env.BENCH_PLANS) console.log(plan.map((line) => `#     ${line}`).join('\n'));
+    }
+
+    const ownerToken = randomBytes(24).toString('hex');
+    const config = loadConfig({ DATA_DIR: dataDir, OWNER_TOKEN: ownerToken, LOG_LEVEL: 'silent' });
+    const sql = createSql(db.url, { warn: () => undefined });
+    const app = await buildApp({ config, sql, databaseUrl: db.url, ownerToken, worker: 'off' });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    closeApp = async () => {
+      await app.close();
+      await endSql(sql);
+    };
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const client = new Pool(`http://127.0.0.1:${port}`, { connections: sizes.concurrency });
+    const headers = { authorization: `Bearer ${ownerToken}` };
+    const paths = cases.map((item) => pathFor(item, spaceIds));
+    const options = cases.map((item) => optionsFor(item, spaceIds));
+
+    const http = async (i: number) => {
+      const response = await client.request({ method: 'GET', path: paths[i % paths.length], headers });
+      const body = (await response.body.json()) as { items: unknown[] };
+      if (response.statusCode !== 200 || !Array.isArray(body.items))
+        throw new Error(`search answered ${response.statusCode}`);
+    };
+    const direct = async (i: number) => {
+      await searchAll(sql, options[i % options.length]);
+    };
+
+    const totals = await Promise.all(
+      options.map((item) => searchAll(sql, item).then((found) => found.total)),
+    );
+    console.log(
+      `# hits per query: ${cases.map((item, i) => `${JSON.stringify(item.q)}${item.kinds ? ` [${item.kinds}]` : ''}${item.spaceIndex === undefined ? '' : ' [one space]'} ${totals[i]}`).join(', ')}`,
+    );
+    const warm: Tally = { latencies: [], seconds: 0 };
+    await load(warm, sizes.warmup, sizes.concurrency, http);
+    await load(warm, sizes.warmup, sizes.concurrency, direct);
+    // Alternating rounds, so a change in the machine's load during the run touches both paths alike.
+    const rounds = 10;
+    const viaHttp: Tally = { latencies: [], seconds: 0 };
+    const viaSql: Tally = { latencies: [], seconds: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const count = Math.ceil(sizes.requests / rounds);
+      await load(viaHttp, count, sizes.concurrency, (i) => http(round * count + i));
+      await load(viaSql, count, sizes.concurrency, (i) => direct(round * count + i));
+    }
+    await client.close();
+
+    const httpFigures = figures('GET /api/search', viaHttp);
+    const sqlFigures = figures('searchAll (postgres.js)', viaSql);
+    console.log(
+      `# ${httpFigures.requests} requests per path in ${rounds} alternating rounds, concurrency ${sizes.concurrency}, ` +
+        `${cases.length} queries, limit ${sizes.limit}; load average at start: ${loadBefore.toFixed(1)} on ${os.availableParallelism()} cores`,
+    );
+    console.log(row(httpFigures));
+    console.log(row(sqlFigures));
+    console.log(
+      `ratio HTTP / direct: throughput ${(httpFigures.perSecond / sqlFigures.perSecond).toFixed(3)}, ` +
+        `p50 ${(httpFigures.p50 / sqlFigures.p50).toFixed(3)}, p95 ${(httpFigures.p95 / sqlFigures.p95).toFixed(3)}`,
+    );
+  } finally {
+    await closeApp?.();
+    await rm(dataDir, { recursive: true, force: true });
+    await db.close();
+  }
+}
+
+await main();
