@@ -8,7 +8,7 @@
 // database created next to the one named there (its role needs CREATEDB) and dropped afterwards.
 // Sizes: BENCH_CAPTURES (per round, default 300), BENCH_ROUNDS (3), BENCH_CONCURRENCY (client and worker, 8).
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -20,9 +20,9 @@ import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
+import { scratchDatabase } from './lib/database.ts';
 
 const sizes = {
   captures: Number(process.env.BENCH_CAPTURES ?? 300),
@@ -30,42 +30,6 @@ const sizes = {
   concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8),
   warmup: 30,
 };
-
-async function scratchDatabase(): Promise<{ url: string; close(): Promise<void> }> {
-  const external = process.env.DATABASE_URL;
-  if (external) {
-    const name = `ops_hub_bench_capture_${randomBytes(4).toString('hex')}`;
-    const admin = postgres(external, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`create database ${name}`);
-    const url = new URL(external);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      async close() {
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-capture-'));
-  // As root the cluster runs as the postgres user, who must traverse this directory.
-  await chmod(dir, 0o755);
-  const runtimeDir = path.join(os.tmpdir(), 'ops-hub-bench-runtime');
-  const cluster = await startEmbeddedPostgres({
-    dir: path.join(dir, 'pg'),
-    runtimeDir,
-    appRole: 'hub_bench',
-    appDatabase: 'hub_bench',
-    log: (message) => console.log(`# ${message}`),
-  });
-  return {
-    url: cluster.url,
-    async close() {
-      await stopEmbeddedPostgres({ dir: path.join(dir, 'pg'), runtimeDir, log: console.error });
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** The local origin: a small article per path, each with a word of its own so it can be searched for. */
 async function startOrigin(): Promise<{ url: string; close(): Promise<void> }> {
@@ -148,7 +112,7 @@ function line(label: string, rounds: Round[]): { perSecond: number; text: string
 }
 
 async function main() {
-  const db = await scratchDatabase();
+  const db = await scratchDatabase('capture');
   const origin = await startOrigin();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-capture-data-'));
   const cleanups: (() => Promise<void>)[] = [];

@@ -1,4 +1,5 @@
 // Shared by the capture tests: capture a URL and wait for its job to finish, read what it stored.
+import type { SourceDocRow } from '../../domains/source-docs/store.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export interface JobView {
@@ -37,16 +38,7 @@ export async function settled(ta: TestApp, jobId: string, timeoutMs = 30_000): P
   }
 }
 
-export interface StoredDoc {
-  id: string;
-  space_id: string;
-  url: string | null;
-  title: string;
-  content: string;
-  content_type: string;
-  origin: string;
-  metadata: Record<string, unknown>;
-}
+export type StoredDoc = Omit<SourceDocRow, 'captured_at' | 'created_at' | 'updated_at'>;
 
 export async function docsAt(ta: TestApp, url: string): Promise<StoredDoc[]> {
   return ta.sql<StoredDoc[]>`

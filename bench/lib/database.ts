@@ -1,0 +1,51 @@
+// A database a benchmark may fill and throw away: a fresh embedded cluster under the system temp dir, or, with
+// DATABASE_URL, a scratch database created next to the one named there (its role needs CREATEDB). close() removes
+// it. Benchmarks import this; bench/run.ts only runs the files directly in bench/.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+
+export interface ScratchDatabase {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** `name` tells concurrent benchmarks' scratch databases and directories apart. */
+export async function scratchDatabase(name: string): Promise<ScratchDatabase> {
+  const external = process.env.DATABASE_URL;
+  if (external) {
+    const database = `ops_hub_bench_${name.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+    const admin = postgres(external, { max: 1, onnotice: () => undefined });
+    await admin.unsafe(`create database ${database}`);
+    const url = new URL(external);
+    url.pathname = `/${database}`;
+    return {
+      url: url.toString(),
+      async close() {
+        await admin.unsafe(`drop database if exists ${database} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), `ops-hub-bench-${name}-`));
+  // As root the cluster runs as the postgres user, who must traverse this directory.
+  await chmod(dir, 0o755);
+  const runtimeDir = path.join(os.tmpdir(), 'ops-hub-bench-runtime');
+  const cluster = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    runtimeDir,
+    appRole: 'hub_bench',
+    appDatabase: 'hub_bench',
+    log: (message) => console.log(`# ${message}`),
+  });
+  return {
+    url: cluster.url,
+    async close() {
+      await stopEmbeddedPostgres({ dir: path.join(dir, 'pg'), runtimeDir, log: console.error });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
