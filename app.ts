@@ -6,10 +6,12 @@ import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
+import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
+import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
@@ -87,6 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(resources);
       await api.register(networkHosts);
       await api.register(search);
+      await api.register(pendingChanges);
+      await api.register(audit);
     },
     { prefix: '/api' },
   );

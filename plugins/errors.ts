@@ -95,14 +95,26 @@ export function errorBody(statusCode: number, code: string, message: string) {
   return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
 }
 
-function handle(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const mapped = mapDatabaseError(error as PostgresLikeError);
-  let statusCode = mapped?.statusCode ?? error.statusCode ?? 500;
+/**
+ * What a client may be told of an error: the status it can act on, a code and a message. Also used where errors
+ * are answered outside a route's reply (tool results, recorded approval failures).
+ */
+export function describeError(error: unknown): MappedError {
+  const err = error as FastifyError;
+  const mapped = mapDatabaseError(err as PostgresLikeError);
+  let statusCode = mapped?.statusCode ?? err.statusCode ?? 500;
   if (statusCode < 400 || statusCode > 599) statusCode = 500;
   // A code without a status is a library's (a SQLSTATE, a system error): internal, so not shown.
-  let code =
-    mapped?.code ?? (error.statusCode ? error.code : undefined) ?? (statusCode >= 500 ? 'INTERNAL' : 'ERROR');
-  let message = mapped?.message ?? error.message;
+  const code =
+    mapped?.code ?? (err.statusCode ? err.code : undefined) ?? (statusCode >= 500 ? 'INTERNAL' : 'ERROR');
+  // Only our own mapped 5xx messages are safe to show; anything else could carry SQL or internals.
+  const message = mapped?.message ?? (statusCode >= 500 ? 'internal error' : err.message);
+  return { statusCode, code, message };
+}
+
+function handle(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const described = describeError(error);
+  let { statusCode, code } = described;
 
   if (error.validation) {
     statusCode = 400;
@@ -110,12 +122,10 @@ function handle(error: FastifyError, request: FastifyRequest, reply: FastifyRepl
   }
   if (statusCode >= 500) {
     request.log.error({ err: error }, 'request failed');
-    // Only our own mapped 5xx messages are safe to show; anything else could carry SQL or internals.
-    if (!mapped) message = 'internal error';
   } else if (statusCode !== 404) {
-    request.log.info({ statusCode, code, message }, 'request refused');
+    request.log.info({ statusCode, code, message: described.message }, 'request refused');
   }
-  const body: Record<string, unknown> = errorBody(statusCode, code, message);
+  const body: Record<string, unknown> = errorBody(statusCode, code, described.message);
   if (error.validation) body.validation = error.validation;
   if (statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
   return reply.status(statusCode).send(body);

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { assertCanRead, assertSpaceReadable, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import {
   CreatePage,
   Page,
@@ -86,7 +87,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a page (last among its siblings unless a position is given)',
         body: CreatePage,
-        response: { 201: Page, ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Page, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -102,7 +103,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Edit, move (parent_id) or reorder (position) a page',
         params: IdParams,
         body: UpdatePage,
-        response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Page, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -122,7 +123,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a page and its subpages',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

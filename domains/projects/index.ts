@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import { assertCanRead, assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import { Ref } from '../refs/schema.ts';
 import { Task } from '../tasks/schema.ts';
 import {
@@ -82,7 +83,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a project',
         body: CreateProject,
-        response: { 201: Type.Ref('Project'), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Type.Ref('Project'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -98,7 +99,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a project',
         params: IdParams,
         body: UpdateProject,
-        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('Project'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -118,7 +119,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a project with its tasks and ref links',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>
@@ -137,7 +138,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Start research on a project (placeholder: marks it queued and stamps the start)',
         params: IdParams,
-        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404) },
+        response: { 200: Type.Ref('Project'), 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import { CreateRef, Ref, RefList, RefListQuery, UpdateRef } from './schema.ts';
 import { findRef, listRefs } from './store.ts';
 
@@ -56,7 +57,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a ref (an identity that exists already is a 409; see /refs/upsert)',
         body: CreateRef,
-        response: { 201: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Type.Ref('Ref'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -72,7 +73,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create or update a ref by its external identity, atomically (201 created, 200 updated)',
         description: 'Fields left out keep their value. An identity that exists in another space is a 409.',
         body: CreateRef,
-        response: { 200: Type.Ref('Ref'), 201: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+        response: {
+          200: Type.Ref('Ref'),
+          201: Type.Ref('Ref'),
+          202: PendingReceipt,
+          ...errors(400, 401, 403, 404, 409),
+        },
       },
     },
     async (request, reply) =>
@@ -88,7 +94,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a ref',
         params: IdParams,
         body: UpdateRef,
-        response: { 200: Type.Ref('Ref'), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('Ref'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -108,7 +114,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a ref (its project links go with it)',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

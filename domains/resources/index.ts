@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import {
   AddDependency,
   CreateResource,
@@ -89,7 +90,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a resource',
         body: CreateResource,
-        response: { 201: Type.Ref('Resource'), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Type.Ref('Resource'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -110,7 +111,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a resource',
         params: IdParams,
         body: UpdateResource,
-        response: { 200: Type.Ref('Resource'), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('Resource'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -130,7 +131,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a resource and its dependency edges',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import { CreateSourceDoc, SourceDoc, SourceDocList, SourceDocListQuery, UpdateSourceDoc } from './schema.ts';
 import { findSourceDoc, listSourceDocs, type SourceDocOrigin } from './store.ts';
 
@@ -62,7 +63,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Store a document directly (origin upload unless given); captures use /capture',
         body: CreateSourceDoc,
-        response: { 201: Type.Ref('SourceDoc'), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Type.Ref('SourceDoc'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -78,7 +79,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a source document',
         params: IdParams,
         body: UpdateSourceDoc,
-        response: { 200: Type.Ref('SourceDoc'), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('SourceDoc'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -98,7 +99,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a source document',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
 import { CreateTask, Task, TaskList, TaskListQuery, UpdateTask } from './schema.ts';
 import { findTask, listTasks } from './store.ts';
 
@@ -57,7 +58,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Create a task in a project (it takes the project's space)",
         body: CreateTask,
-        response: { 201: Type.Ref('Task'), ...errors(400, 401, 403, 404, 409) },
+        response: { 201: Type.Ref('Task'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -73,7 +74,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a task (or move it to another project of the same space)',
         params: IdParams,
         body: UpdateTask,
-        response: { 200: Type.Ref('Task'), ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('Task'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
@@ -93,7 +94,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a task',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>

@@ -1,0 +1,74 @@
+// The audit log: append-only records of approvals, rejections and owner-tier agents' direct writes.
+import type { Principal } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+
+export type AuditAction = 'approve' | 'reject' | 'apply_direct';
+export type AuditOutcome = 'applied' | 'failed' | 'rejected';
+
+export interface AuditRow {
+  id: string;
+  actor: string;
+  action: AuditAction;
+  pending_change_id: string | null;
+  entity_type: string | null;
+  entity_id: string | null;
+  outcome: AuditOutcome;
+  detail: Record<string, unknown>;
+  created_at: Date;
+}
+
+export type NewAuditEntry = Omit<AuditRow, 'id' | 'created_at'>;
+
+const columns = [
+  'id',
+  'actor',
+  'action',
+  'pending_change_id',
+  'entity_type',
+  'entity_id',
+  'outcome',
+  'detail',
+  'created_at',
+];
+
+/** Who acted, as the audit log names them. */
+export function actorOf(principal: Principal): string {
+  if (principal.kind === 'agent') return principal.agentId;
+  return principal.via === 'access' && principal.email ? `owner:access:${principal.email}` : 'owner';
+}
+
+export async function insertAuditEntry(sql: Db, entry: NewAuditEntry): Promise<AuditRow> {
+  const [row] = await sql<AuditRow[]>`
+    insert into audit_log (actor, action, pending_change_id, entity_type, entity_id, outcome, detail)
+    values (${entry.actor}, ${entry.action}, ${entry.pending_change_id}, ${entry.entity_type},
+            ${entry.entity_id}, ${entry.outcome}, ${sql.json(entry.detail as never)})
+    returning ${sql(columns)}`;
+  return row;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  outcome?: string;
+  entityType?: string;
+  entityId?: string;
+  pendingChangeId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Newest first. */
+export async function listAuditEntries(sql: Db, filter: AuditFilter) {
+  const where = sql`where true
+    ${filter.actor ? sql`and actor = ${filter.actor}` : sql``}
+    ${filter.action ? sql`and action = ${filter.action}` : sql``}
+    ${filter.outcome ? sql`and outcome = ${filter.outcome}` : sql``}
+    ${filter.entityType ? sql`and entity_type = ${filter.entityType}` : sql``}
+    ${filter.entityId ? sql`and entity_id = ${filter.entityId}` : sql``}
+    ${filter.pendingChangeId ? sql`and pending_change_id = ${filter.pendingChangeId}` : sql``}`;
+  const items = await sql<AuditRow[]>`
+    select ${sql(columns)} from audit_log ${where} order by created_at desc, id
+    limit ${filter.limit} offset ${filter.offset}`;
+  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from audit_log ${where}`;
+  return { items, total };
+}

@@ -1,0 +1,210 @@
+// The approval gate. A suggest-tier agent's write becomes a pending change (rehearsed first, so a change that
+// could never apply is refused at once); the owner's approval claims it, applies it through the entity registry
+// and records the outcome; an owner-tier agent's direct write is applied and recorded together.
+import { httpErrors } from '@fastify/sensible';
+import type { FastifyBaseLogger } from 'fastify';
+import type { TransactionSql } from 'postgres';
+import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
+import type { Sql } from '../../plugins/db.ts';
+import { describeError } from '../../plugins/errors.ts';
+import { actorOf, insertAuditEntry } from '../audit/store.ts';
+import { applyEntityWriteIn, type EntityWrite, type WriteResult } from '../entities/registry.ts';
+import {
+  claimPendingChange,
+  findPendingChange,
+  insertPendingChange,
+  lockClaimedChange,
+  markApplied,
+  type PendingChangeRow,
+  rejectPendingChange,
+  reopenPendingChange,
+} from './store.ts';
+
+/** Carries a rehearsal's result out of the savepoint it is rolled back with. */
+class Rehearsed extends Error {
+  readonly result: WriteResult;
+  constructor(result: WriteResult) {
+    super('rehearsal');
+    this.result = result;
+  }
+}
+
+/**
+ * Runs the write exactly as it would apply, as the proposing agent (its scope checked by the handlers), and rolls
+ * it back: validation, scope, missing targets and conflicts surface now, as the REST caller's error.
+ */
+async function rehearse(tx: TransactionSql, write: EntityWrite, principal: Principal): Promise<WriteResult> {
+  try {
+    await tx.savepoint(async (sp) => {
+      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal }));
+    });
+  } catch (error) {
+    if (error instanceof Rehearsed) return error.result;
+    throw error;
+  }
+  throw new Error('a rehearsal always rolls back');
+}
+
+function spaceOf(entity: object): string | null {
+  return 'space_id' in entity && typeof entity.space_id === 'string' ? entity.space_id : null;
+}
+
+function payloadOf(write: EntityWrite): Record<string, unknown> | null {
+  const payload = write.payload;
+  if (payload === undefined || payload === null) return null;
+  if (typeof payload !== 'object' || Array.isArray(payload)) {
+    throw httpErrors.badRequest('a change payload must be an object');
+  }
+  return payload as Record<string, unknown>;
+}
+
+/** Turns a suggest-tier agent's write into a pending change. */
+export async function proposeChange(
+  sql: Sql,
+  principal: AgentPrincipal,
+  write: EntityWrite,
+): Promise<PendingChangeRow> {
+  const payload = payloadOf(write);
+  return sql.begin(async (tx) => {
+    const preview = await rehearse(tx, write, principal);
+    return insertPendingChange(tx, {
+      agent_id: principal.agentId,
+      entity_type: write.entity_type,
+      action: write.action,
+      entity_id: write.action === 'update' || write.action === 'delete' ? (write.entity_id ?? null) : null,
+      space_id: spaceOf(preview.entity),
+      payload,
+    });
+  }) as Promise<PendingChangeRow>;
+}
+
+/** An owner-tier agent's write: applied directly, recorded in the audit log in the same transaction. */
+export async function applyDirect(
+  sql: Sql,
+  principal: AgentPrincipal,
+  write: EntityWrite,
+): Promise<WriteResult> {
+  return sql.begin(async (tx) => {
+    const result = await applyEntityWriteIn(tx, write, { principal });
+    await insertAuditEntry(tx, {
+      actor: actorOf(principal),
+      action: 'apply_direct',
+      pending_change_id: null,
+      entity_type: write.entity_type,
+      entity_id: result.entity_id,
+      outcome: 'applied',
+      detail: { entity_action: write.action, space_id: spaceOf(result.entity), created: result.created },
+    });
+    return result;
+  }) as Promise<WriteResult>;
+}
+
+export type Approval =
+  | { ok: true; change: PendingChangeRow; result: WriteResult }
+  | { ok: false; statusCode: number; code: string; message: string; change: PendingChangeRow | null };
+
+function writeOf(change: PendingChangeRow): EntityWrite {
+  return {
+    entity_type: change.entity_type,
+    action: change.action,
+    entity_id: change.entity_id ?? undefined,
+    payload: change.payload ?? undefined,
+  };
+}
+
+/**
+ * Approves a change: claims it (pending -> applying, one conditional update), applies it through the registry as
+ * the approver and marks it applied with the audit entry, all in one transaction. When applying fails the change
+ * is reopened with the error and the failure is audited; a change that is not pending is a 409, a missing one 404.
+ */
+export async function approveChange(
+  sql: Sql,
+  id: string,
+  principal: Principal,
+  log: FastifyBaseLogger,
+): Promise<Approval> {
+  const claimed = await claimPendingChange(sql, id);
+  if (!claimed) {
+    const current = await findPendingChange(sql, id);
+    if (!current)
+      return {
+        ok: false,
+        statusCode: 404,
+        code: 'NOT_FOUND',
+        message: 'pending change not found',
+        change: null,
+      };
+    return {
+      ok: false,
+      statusCode: 409,
+      code: 'NOT_PENDING',
+      message: `the change is ${current.status}, not pending`,
+      change: current,
+    };
+  }
+  const actor = actorOf(principal);
+  const audited = {
+    actor,
+    action: 'approve' as const,
+    pending_change_id: id,
+    entity_type: claimed.entity_type,
+  };
+  const proposal = { entity_action: claimed.action, agent_id: claimed.agent_id, space_id: claimed.space_id };
+  try {
+    return (await sql.begin(async (tx) => {
+      if (!(await lockClaimedChange(tx, id)))
+        throw httpErrors.conflict('the change was claimed by another approval');
+      const result = await applyEntityWriteIn(tx, writeOf(claimed), { principal });
+      const change = await markApplied(tx, id, result.entity_id, actor);
+      await insertAuditEntry(tx, {
+        ...audited,
+        entity_id: result.entity_id,
+        outcome: 'applied',
+        detail: { ...proposal, created: result.created },
+      });
+      return { ok: true, change, result };
+    })) as Approval;
+  } catch (error) {
+    const failure = describeError(error);
+    if (failure.statusCode >= 500) log.error({ err: error }, 'applying a pending change failed');
+    const change = (await sql.begin(async (tx) => {
+      const reopened = await reopenPendingChange(tx, id, failure.message);
+      await insertAuditEntry(tx, {
+        ...audited,
+        entity_id: claimed.entity_id,
+        outcome: 'failed',
+        detail: { ...proposal, status_code: failure.statusCode, error: failure.message },
+      });
+      return reopened ?? (await findPendingChange(tx, id)) ?? null;
+    })) as PendingChangeRow | null;
+    return { ok: false, ...failure, change };
+  }
+}
+
+/** Rejects a pending change with an optional reason, audited in the same transaction. */
+export async function rejectChange(
+  sql: Sql,
+  id: string,
+  principal: Principal,
+  reason: string | null,
+): Promise<PendingChangeRow> {
+  return sql.begin(async (tx) => {
+    const actor = actorOf(principal);
+    const change = await rejectPendingChange(tx, id, reason, actor);
+    if (!change) {
+      const current = await findPendingChange(tx, id);
+      if (!current) throw httpErrors.notFound('pending change not found');
+      throw httpErrors.conflict(`the change is ${current.status}, not pending`);
+    }
+    await insertAuditEntry(tx, {
+      actor,
+      action: 'reject',
+      pending_change_id: id,
+      entity_type: change.entity_type,
+      entity_id: change.entity_id,
+      outcome: 'rejected',
+      detail: { entity_action: change.action, agent_id: change.agent_id, reason },
+    });
+    return change;
+  }) as Promise<PendingChangeRow>;
+}
