@@ -9,6 +9,7 @@ import agents from './domains/agents/index.ts';
 import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
 import jobRecords from './domains/jobs/index.ts';
+import mcp from './domains/mcp/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(search);
       await api.register(pendingChanges);
       await api.register(audit);
+      await api.register(mcp);
     },
     { prefix: '/api' },
   );

@@ -1,9 +1,35 @@
 // GET /api/search: one ranked search over pages, refs, source documents and messages.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
-import { readScope } from '../entities/write.ts';
+import type { Principal } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+import { readScopeOf } from '../entities/write.ts';
 import { type SearchKind, SearchQuery, SearchResult, searchKinds } from './schema.ts';
 import { searchAll } from './store.ts';
+
+/** The search a caller may run, in its scope: the route's and the tool protocol's. */
+export async function searchAs(sql: Db, principal: Principal | null, query: Static<typeof SearchQuery>) {
+  const { q, space_id, limit, offset } = query;
+  const requested = query.kinds ? new Set(query.kinds.split(',') as SearchKind[]) : new Set(searchKinds);
+  const spaceId = readScopeOf(principal, space_id);
+  // An explicit space leaves messages out; an agent's own scope keeps the messages of its space.
+  if (space_id !== undefined) requested.delete('messages');
+  const { items, total } = await searchAll(sql, {
+    query: q,
+    kinds: searchKinds.filter((kind) => requested.has(kind)),
+    spaceId,
+    messageSpaceId: space_id === undefined ? spaceId : undefined,
+    limit,
+    offset,
+  });
+  return {
+    items: items.map(({ space_id: hitSpace, ...hit }) => (hitSpace ? { ...hit, space_id: hitSpace } : hit)),
+    total,
+    limit,
+    offset,
+  };
+}
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -25,31 +51,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SearchResult, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { q, space_id, limit, offset } = request.query;
-      const requested = request.query.kinds
-        ? new Set(request.query.kinds.split(',') as SearchKind[])
-        : new Set(searchKinds);
-      const spaceId = readScope(request, space_id);
-      // An explicit space leaves messages out; an agent's own scope keeps the messages of its space.
-      if (space_id !== undefined) requested.delete('messages');
-      const { items, total } = await searchAll(app.sql, {
-        query: q,
-        kinds: searchKinds.filter((kind) => requested.has(kind)),
-        spaceId,
-        messageSpaceId: space_id === undefined ? spaceId : undefined,
-        limit,
-        offset,
-      });
-      return {
-        items: items.map(({ space_id: hitSpace, ...hit }) =>
-          hitSpace ? { ...hit, space_id: hitSpace } : hit,
-        ),
-        total,
-        limit,
-        offset,
-      };
-    },
+    async (request) => searchAs(app.sql, request.principal, request.query),
   );
 };
 

@@ -1,0 +1,88 @@
+// POST /api/mcp: the tool protocol (MCP over Streamable HTTP, stateless: a new server and transport per request).
+// Agents and the owner authenticate with their bearer token; the per-agent rate limit applies like on any route.
+import { httpErrors } from '@fastify/sensible';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../../lib/schemas.ts';
+import { buildMcpServer } from './server.ts';
+
+const tags = ['mcp'];
+
+const JsonRpc = Type.Unknown({ description: 'a JSON-RPC 2.0 message or batch (MCP)' });
+
+async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const principal = request.principal;
+  if (!principal) throw httpErrors.unauthorized('authentication required');
+  const server = buildMcpServer({ sql: request.server.sql, principal, spaceContext: null }, request.log);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  // The transport writes the response itself. Headers our hooks set (rate-limit counters) are carried over.
+  reply.hijack();
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  reply.raw.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (error) {
+    request.log.error({ err: error }, 'tool protocol request failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }),
+      );
+    }
+  }
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/mcp',
+    {
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: 'The tool protocol: MCP over Streamable HTTP (stateless, JSON responses)',
+        description:
+          'Send JSON-RPC with "Accept: application/json, text/event-stream" and your bearer token. Agents below ' +
+          'owner tier never write: a suggest-tier write answers { pending_change_id, status: "pending" }.',
+        body: JsonRpc,
+        response: {
+          200: Type.Unknown({ description: 'the JSON-RPC response' }),
+          202: Type.Null({ description: 'a notification or response was accepted' }),
+          ...errors(401, 415, 429),
+        },
+      },
+    },
+    handle,
+  );
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      onRequest: app.agentOrOwner,
+      schema: {
+        tags,
+        summary: `${method} is not offered: the tool protocol is stateless (no sessions, no server stream)`,
+        response: errors(401, 405, 429),
+      },
+      handler: async (_request, reply) => {
+        reply.header('allow', 'POST');
+        throw httpErrors.methodNotAllowed(
+          'the tool protocol takes POST only (stateless: no sessions or streams)',
+        );
+      },
+    });
+  }
+};
+
+export default plugin;

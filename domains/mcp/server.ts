@@ -1,0 +1,48 @@
+// One MCP server per request (the stateless pattern): it lists the tools and runs one for the caller it was built
+// for. Tool failures come back as tool results with isError (the agent reads them); protocol errors stay errors.
+import { STATUS_CODES } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { version } from '../../lib/version.ts';
+import { describeError } from '../../plugins/errors.ts';
+import { type ToolContext, tools, toolsByName } from './tools.ts';
+
+const listed = tools.map(({ call: _call, ...tool }) => tool);
+
+const instructions =
+  'Tools over the ops-hub knowledge store (pages, projects, tasks, refs, source documents, resources) and the ' +
+  'network inventory. Reads stay within your space scope. At suggest tier every write becomes a pending change ' +
+  'for the owner to approve: follow it with list_my_pending_changes.';
+
+function toolError(error: unknown, log: FastifyBaseLogger): CallToolResult {
+  const { statusCode, message } = describeError(error);
+  if (statusCode >= 500) log.error({ err: error }, 'tool call failed');
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}: ${message}` }],
+  };
+}
+
+export function buildMcpServer(ctx: ToolContext, log: FastifyBaseLogger): Server {
+  const server = new Server({ name: 'ops-hub', version }, { capabilities: { tools: {} }, instructions });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = toolsByName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    try {
+      // Dates become ISO strings: what the text copy says, the structured content says too.
+      const text = JSON.stringify(await tool.call(request.params.arguments, ctx));
+      return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) };
+    } catch (error) {
+      return toolError(error, log);
+    }
+  });
+  return server;
+}
