@@ -3,11 +3,10 @@
 // over real HTTP and through the store function the route calls (the same SQL, straight on postgres.js), and
 // prints throughput, p50/p95 latency and their ratio.
 //
-// Database: an embedded cluster under the system temp dir (removed afterwards), or, with DATABASE_URL, a
-// scratch database created next to the one named there (its role needs CREATEDB) and dropped afterwards.
+// Database: bench/lib/database.ts (an embedded cluster, or a scratch database next to DATABASE_URL's).
 // Sizes: BENCH_DOCS, BENCH_PAGES, BENCH_REQUESTS, BENCH_CONCURRENCY override the defaults.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,9 +18,9 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { type SearchKind, searchKinds } from '../domains/search/schema.ts';
 import { type SearchOptions, searchAll } from '../domains/search/store.ts';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
+import { scratchDatabase } from './lib/database.ts';
 
 const sizes = {
   docs: Number(process.env.BENCH_DOCS ?? 100_000),
@@ -186,47 +185,6 @@ function field(value: string | null): string {
 }
 
 // --- database ------------------------------------------------------------------------------------------------
-
-interface Database {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function database(): Promise<Database> {
-  const external = process.env.DATABASE_URL;
-  if (external) {
-    const name = `ops_hub_bench_${randomBytes(4).toString('hex')}`;
-    const admin = postgres(external, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`create database ${name}`);
-    const url = new URL(external);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      close: async () => {
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-'));
-  // As root the cluster runs as the postgres user, who must traverse this directory.
-  await chmod(dir, 0o755);
-  const runtimeDir = path.join(os.tmpdir(), 'ops-hub-bench-runtime');
-  const cluster = await startEmbeddedPostgres({
-    dir: path.join(dir, 'pg'),
-    runtimeDir,
-    appRole: 'hub_bench',
-    appDatabase: 'hub_bench',
-    log: (message) => console.log(`# ${message}`),
-  });
-  return {
-    url: cluster.url,
-    close: async () => {
-      await stopEmbeddedPostgres({ dir: path.join(dir, 'pg'), runtimeDir, log: console.error });
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function copy(into: postgres.PendingQuery<postgres.Row[]>, lines: Iterable<string>) {
   await pipeline(Readable.from(lines), await into.writable());
@@ -441,7 +399,7 @@ async function explain(url: string, options: SearchOptions): Promise<string[]> {
 
 async function main() {
   const loadBefore = os.loadavg()[0];
-  const db = await database();
+  const db = await scratchDatabase('search');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-data-'));
   let closeApp: (() => Promise<void>) | null = null;
   try {
