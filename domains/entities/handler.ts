@@ -68,3 +68,38 @@ export function missing(what: string): Error {
 export function defined<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
+
+type Lock<Row> = (tx: Db, id: string) => Promise<Row | undefined>;
+
+/** The entity locked for the rest of the transaction: it must exist and lie in the caller's reach. */
+export async function lockInReach<Row extends { space_id: string }>(
+  tx: Db,
+  ctx: WriteContext,
+  id: string,
+  lock: Lock<Row>,
+  what: string,
+): Promise<Row> {
+  const row = await lock(tx, id);
+  if (!row) throw missing(what);
+  assertReach(ctx, row.space_id);
+  return row;
+}
+
+/** The delete of an entity that lives in a space: locked, checked, deleted; answers the row as it was. */
+export function deleteInReach<Row extends Entity & { space_id: string }>(
+  lock: Lock<Row>,
+  remove: (tx: Db, id: string) => Promise<unknown>,
+  what: string,
+): EntityHandler['delete'] {
+  return async (tx, id, ctx) => {
+    const row = await lockInReach(tx, ctx, id, lock, what);
+    await remove(tx, id);
+    return row;
+  };
+}
+
+/** The row an update returned; none means it vanished. */
+export function updated<Row>(row: Row | undefined, what: string): Row {
+  if (!row) throw missing(what);
+  return row;
+}

@@ -1,10 +1,11 @@
 // Project writes for the entity registry.
 import {
-  assertReach,
   defined,
+  deleteInReach,
   type EntityHandler,
-  missing,
+  lockInReach,
   requireSpace,
+  updated,
   validator,
 } from '../entities/handler.ts';
 import { CreateProject, UpdateProject } from './schema.ts';
@@ -12,6 +13,10 @@ import { deleteProject, insertProject, lockProject, updateProject } from './stor
 
 const checkCreate = validator(CreateProject, 'project');
 const checkUpdate = validator(UpdateProject, 'project patch');
+
+function toDate(value: Date | string | null | undefined): Date | null | undefined {
+  return value === undefined || value === null ? value : new Date(value);
+}
 
 export const projectHandler: EntityHandler = {
   async create(tx, payload, ctx) {
@@ -28,33 +33,15 @@ export const projectHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const project = await lockProject(tx, id);
-    if (!project) throw missing('project');
-    assertReach(ctx, project.space_id);
-    const { research_started_at, research_finished_at, ...rest } = input;
-    const updated = await updateProject(
-      tx,
-      id,
-      defined({
-        ...rest,
-        name: input.name?.trim(),
-        research_started_at: research_started_at === undefined ? undefined : toDate(research_started_at),
-        research_finished_at: research_finished_at === undefined ? undefined : toDate(research_finished_at),
-      }),
-    );
-    if (!updated) throw missing('project');
-    return updated;
+    await lockInReach(tx, ctx, id, lockProject, 'project');
+    const fields = defined({
+      ...input,
+      name: input.name?.trim(),
+      research_started_at: toDate(input.research_started_at),
+      research_finished_at: toDate(input.research_finished_at),
+    });
+    return updated(await updateProject(tx, id, fields), 'project');
   },
 
-  async delete(tx, id, ctx) {
-    const project = await lockProject(tx, id);
-    if (!project) throw missing('project');
-    assertReach(ctx, project.space_id);
-    await deleteProject(tx, id);
-    return project;
-  },
+  delete: deleteInReach(lockProject, deleteProject, 'project'),
 };
-
-function toDate(value: Date | string | null): Date | null {
-  return value === null ? null : new Date(value);
-}

@@ -1,11 +1,12 @@
 // Ref writes for the entity registry, including the upsert by external identity (source + external_id).
 import { httpErrors } from '@fastify/sensible';
 import {
-  assertReach,
   defined,
+  deleteInReach,
   type EntityHandler,
-  missing,
+  lockInReach,
   requireSpace,
+  updated,
   validator,
 } from '../entities/handler.ts';
 import { CreateRef, UpdateRef } from './schema.ts';
@@ -35,19 +36,9 @@ export const refHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const ref = await lockRef(tx, id);
-    if (!ref) throw missing('ref');
-    assertReach(ctx, ref.space_id);
-    const updated = await updateRef(tx, id, defined({ ...input, source: input.source?.trim() }));
-    if (!updated) throw missing('ref');
-    return updated;
+    await lockInReach(tx, ctx, id, lockRef, 'ref');
+    return updated(await updateRef(tx, id, defined({ ...input, source: input.source?.trim() })), 'ref');
   },
 
-  async delete(tx, id, ctx) {
-    const ref = await lockRef(tx, id);
-    if (!ref) throw missing('ref');
-    assertReach(ctx, ref.space_id);
-    await deleteRef(tx, id);
-    return ref;
-  },
+  delete: deleteInReach(lockRef, deleteRef, 'ref'),
 };

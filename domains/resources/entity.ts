@@ -1,10 +1,11 @@
 // Resource writes for the entity registry. Dependency wiring is not here: it is owner-only and never diverted.
 import {
-  assertReach,
   defined,
+  deleteInReach,
   type EntityHandler,
-  missing,
+  lockInReach,
   requireSpace,
+  updated,
   validator,
 } from '../entities/handler.ts';
 import { CreateResource, UpdateResource } from './schema.ts';
@@ -30,19 +31,9 @@ export const resourceHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const resource = await lockResource(tx, id);
-    if (!resource) throw missing('resource');
-    assertReach(ctx, resource.space_id);
-    const updated = await updateResource(tx, id, defined({ ...input, name: input.name?.trim() }));
-    if (!updated) throw missing('resource');
-    return updated;
+    await lockInReach(tx, ctx, id, lockResource, 'resource');
+    return updated(await updateResource(tx, id, defined({ ...input, name: input.name?.trim() })), 'resource');
   },
 
-  async delete(tx, id, ctx) {
-    const resource = await lockResource(tx, id);
-    if (!resource) throw missing('resource');
-    assertReach(ctx, resource.space_id);
-    await deleteResource(tx, id);
-    return resource;
-  },
+  delete: deleteInReach(lockResource, deleteResource, 'resource'),
 };

@@ -1,11 +1,12 @@
 // Source-document writes for the entity registry. Ingestion writes through the store directly
 // (upsertSourceDocByUrl); these handlers serve the REST routes and approved pending changes.
 import {
-  assertReach,
   defined,
+  deleteInReach,
   type EntityHandler,
-  missing,
+  lockInReach,
   requireSpace,
+  updated,
   validator,
 } from '../entities/handler.ts';
 import { CreateSourceDoc, UpdateSourceDoc } from './schema.ts';
@@ -38,19 +39,9 @@ export const sourceDocHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const doc = await lockSourceDoc(tx, id);
-    if (!doc) throw missing('source document');
-    assertReach(ctx, doc.space_id);
-    const updated = await updateSourceDoc(tx, id, defined(input));
-    if (!updated) throw missing('source document');
-    return updated;
+    await lockInReach(tx, ctx, id, lockSourceDoc, 'source document');
+    return updated(await updateSourceDoc(tx, id, defined(input)), 'source document');
   },
 
-  async delete(tx, id, ctx) {
-    const doc = await lockSourceDoc(tx, id);
-    if (!doc) throw missing('source document');
-    assertReach(ctx, doc.space_id);
-    await deleteSourceDoc(tx, id);
-    return doc;
-  },
+  delete: deleteInReach(lockSourceDoc, deleteSourceDoc, 'source document'),
 };

@@ -2,7 +2,15 @@
 // task moves only between projects of one space.
 import { httpErrors } from '@fastify/sensible';
 import type { Db } from '../../plugins/db.ts';
-import { assertReach, defined, type EntityHandler, missing, validator } from '../entities/handler.ts';
+import {
+  assertReach,
+  defined,
+  deleteInReach,
+  type EntityHandler,
+  lockInReach,
+  updated,
+  validator,
+} from '../entities/handler.ts';
 import { CreateTask, UpdateTask } from './schema.ts';
 import { deleteTask, insertTask, lockTask, projectSpace, updateTask } from './store.ts';
 
@@ -35,24 +43,14 @@ export const taskHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const task = await lockTask(tx, id);
-    if (!task) throw missing('task');
-    assertReach(ctx, task.space_id);
+    const task = await lockInReach(tx, ctx, id, lockTask, 'task');
     if (input.project_id !== undefined && input.project_id !== task.project_id) {
       if ((await spaceOfProject(tx, input.project_id)) !== task.space_id) {
         throw httpErrors.conflict('a task can only move to a project of the same space');
       }
     }
-    const updated = await updateTask(tx, id, defined({ ...input, title: input.title?.trim() }));
-    if (!updated) throw missing('task');
-    return updated;
+    return updated(await updateTask(tx, id, defined({ ...input, title: input.title?.trim() })), 'task');
   },
 
-  async delete(tx, id, ctx) {
-    const task = await lockTask(tx, id);
-    if (!task) throw missing('task');
-    assertReach(ctx, task.space_id);
-    await deleteTask(tx, id);
-    return task;
-  },
+  delete: deleteInReach(lockTask, deleteTask, 'task'),
 };
