@@ -5,6 +5,7 @@
 // and a data directory that user can reach.
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chown, cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -144,12 +145,17 @@ async function pgCtl(bin: string, runAs: RunAs | null, args: string[]): Promise<
   return stdout;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether `pid` runs. A zombie (exited, not yet reaped by its parent) still takes signals but is gone. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 

@@ -3,49 +3,35 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
 import t from 'tap';
 import { enqueue } from '../plugins/jobs.ts';
 import { readClusterState, withDatabase } from './helpers/cluster.ts';
-import { type Child, freePort, processAlive, processes, repoRoot, until } from './helpers/process.ts';
+import {
+  freePort,
+  processAlive,
+  processes,
+  repoRoot,
+  type Service,
+  serviceDatabase,
+  until,
+} from './helpers/process.ts';
 
 const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
   version: string;
 };
 
-interface Hub {
-  child: Child;
-  url: string;
-  readyMs: number;
-}
-
 const procs = processes(t);
 
-/** Starts `node main.ts` and waits until /api/readyz answers 200. */
-async function startHub(env: Record<string, string>): Promise<Hub> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = procs.spawn('main.ts', { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
-  const url = `http://127.0.0.1:${port}`;
-  let exited = false;
-  child.exited.then(() => {
-    exited = true;
-  });
-  await until(
-    'the hub to be ready',
-    async () => {
-      if (exited) throw new Error(`the hub exited before it was ready:\n${child.output()}`);
-      const response = await fetch(`${url}/api/readyz`).catch(() => null);
-      return response?.status === 200 ? true : undefined;
-    },
-    30_000,
-  );
-  return { child, url, readyMs: Math.round(performance.now() - started) };
+/** Starts `node main.ts` (LOG_LEVEL=info, so its lines can be checked) and waits until it is ready. */
+function startHub(env: Record<string, string>): Promise<Service> {
+  return procs.startService({ LOG_LEVEL: 'info', ...env });
 }
 
 async function api<T = unknown>(
-  hub: Hub,
+  hub: Service,
   token: string | null,
   method: string,
   route: string,
@@ -74,12 +60,6 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-/** The embedded database's service URL, as the hub recorded it for a separate worker. */
-async function hubDatabase(dataDir: string) {
-  const { databaseUrl } = JSON.parse(await readFile(path.join(dataDir, 'runtime.json'), 'utf8'));
-  return postgres(databaseUrl as string, { max: 1, onnotice: () => undefined });
-}
-
 /** Connections of this database listening for new jobs: one per running graphile-worker. */
 async function listeningWorkers(sql: postgres.Sql): Promise<number> {
   const [row] = await sql<{ count: number }[]>`
@@ -88,8 +68,16 @@ async function listeningWorkers(sql: postgres.Sql): Promise<number> {
   return row.count;
 }
 
+/** Waits for the number of listening workers to settle at `count` (connections open and close asynchronously). */
+async function settlesAt(sql: postgres.Sql, count: number): Promise<number> {
+  return until(`${count} listening worker(s)`, async () => {
+    const now = await listeningWorkers(sql);
+    return now === count ? now : undefined;
+  }).catch(() => listeningWorkers(sql));
+}
+
 const dataDir = await procs.dataDir();
-let hub: Hub;
+let hub: Service;
 let token: string;
 let spaceId: string;
 
@@ -104,11 +92,8 @@ t.test('first start on a fresh data directory', async (t) => {
   t.match(output, `listening on http://127.0.0.1:${new URL(hub.url).port}`, 'prints where it listens');
   t.match(output, `ops-hub ${version}`, 'prints the version');
   t.match(output, `embedded PostgreSQL in ${path.join(dataDir, 'postgres')}`, 'prints which database');
-  t.match(
-    output,
-    /"component":"worker"[^\n]*Worker connected/,
-    "the worker's own lines go through the logger",
-  );
+  await hub.child.waitForOutput(/"component":"worker"[^\n]*Worker connected/);
+  t.pass("the worker's own lines go through the logger");
 
   const credentials = JSON.parse(await readFile(path.join(dataDir, 'postgres', 'credentials.json'), 'utf8'));
   const passwords = [credentials.superuserPassword, ...Object.values(credentials.roles)] as string[];
@@ -131,8 +116,8 @@ t.test('first start on a fresh data directory', async (t) => {
   t.equal(created.status, 201, 'the printed token works on an owner route');
   spaceId = created.body.id;
 
-  const sql = await hubDatabase(dataDir);
-  t.equal(await listeningWorkers(sql), 1, 'the in-process worker listens for jobs');
+  const sql = await serviceDatabase(dataDir);
+  t.equal(await settlesAt(sql, 1), 1, 'the in-process worker listens for jobs');
   await sql.end();
 });
 
@@ -162,7 +147,7 @@ t.test('Ctrl-C finishes the request in flight, stops the database and exits 0', 
     request.on('error', reject);
   });
   request.write(body.slice(0, half));
-  const socket = await new Promise<import('node:net').Socket>((resolve) => request.on('socket', resolve));
+  const socket = await new Promise<net.Socket>((resolve) => request.on('socket', resolve));
   await new Promise((resolve) => (socket.connecting ? socket.once('connect', resolve) : resolve(null)));
   await hub.child.waitForOutput(new RegExp(`"remotePort":${socket.localPort}\\}[^\\n]*incoming request`));
 
@@ -225,7 +210,7 @@ t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => 
   hub = await startHub({ DATA_DIR: dataDir, WORKER_MODE: 'separate' });
   t.match((await api(hub, null, 'GET', '/api/readyz')).body, { status: 'ready', worker: 'separate' });
 
-  const sql = await hubDatabase(dataDir);
+  const sql = await serviceDatabase(dataDir);
   t.teardown(() => sql.end());
   t.equal(await listeningWorkers(sql), 0, 'the hub runs no worker');
   await sql`create table test_job_records (note text not null)`;
@@ -247,8 +232,12 @@ t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => 
     throw new Error(`${error.message}; the worker printed:\n${worker.output()}`);
   });
   t.same(row, { note }, 'the separate worker ran the job');
-  t.same(await sql`select id from graphile_worker.jobs where id = ${job.id}`, [], 'and it is done');
-  t.equal(await listeningWorkers(sql), 1);
+  const left = await until('the job to be done', async () => {
+    const rows = await sql`select id from graphile_worker.jobs where id = ${job.id}`;
+    return rows.length === 0 ? rows : undefined;
+  });
+  t.same(left, [], 'and it is done');
+  t.equal(await settlesAt(sql, 1), 1);
   t.notOk(
     worker
       .output()
@@ -261,10 +250,10 @@ t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => 
 
   const plain = procs.spawn('worker/main.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   await plain.waitForOutput(/"component":"worker"[^\n]*Worker connected/);
-  t.equal(await listeningWorkers(sql), 1, '`npm run worker` connects');
+  t.equal(await settlesAt(sql, 1), 1, '`npm run worker` connects');
   plain.process.kill('SIGTERM');
   t.same(await plain.exited, { code: 0, signal: null }, 'and stops cleanly on SIGTERM');
-  t.equal(await listeningWorkers(sql), 0);
+  t.equal(await settlesAt(sql, 0), 0);
 
   hub.child.process.kill('SIGINT');
   t.same(await hub.child.exited, { code: 0, signal: null });
@@ -281,6 +270,10 @@ t.test('configuration errors print one line naming the variable and exit non-zer
     ['OWNER_TOKEN', { OWNER_TOKEN: 'short' }],
   ];
   const configDir = await procs.dataDir();
+  const lost = procs.spawn('worker/main.ts', { DATA_DIR: configDir, LOG_LEVEL: 'info' });
+  t.equal((await lost.exited).code, 1, 'a worker with no database to find exits 1');
+  t.match(lost.output(), /set DATABASE_URL, or start the hub \(npm start\) with the same DATA_DIR first/);
+
   await Promise.all(
     cases.map(async ([variable, env]) => {
       const child = procs.spawn('main.ts', { DATA_DIR: configDir, ...env });
@@ -318,6 +311,20 @@ t.test('a superuser DATABASE_URL is refused unless explicitly allowed', async (t
   t.equal((await refused.exited).code, 1);
   t.match(refused.stderr(), /is a superuser[^\n]*DATABASE_ALLOW_SUPERUSER=1/);
   t.notOk(refused.output().includes(password), 'the password is not printed');
+
+  // A port someone else holds: one clear line, exit 1.
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  const taken = (holder.address() as net.AddressInfo).port;
+  const busy = procs.spawn('main.ts', {
+    ...env,
+    DATABASE_ALLOW_SUPERUSER: '1',
+    HOST: '127.0.0.1',
+    PORT: String(taken),
+  });
+  t.equal((await busy.exited).code, 1, 'a port in use stops start-up');
+  t.match(busy.stderr(), new RegExp(`cannot listen on 127\\.0\\.0\\.1:${taken}: .*\\(set PORT or HOST\\)`));
 
   const allowed = await startHub({ ...env, DATABASE_ALLOW_SUPERUSER: '1' });
   t.match(allowed.child.output(), `(database: ${new URL(url).protocol}//${new URL(url).username}:***@`);

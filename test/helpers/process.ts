@@ -1,11 +1,14 @@
 // Spawns the real service (or the worker) as a child process with an allow-listed environment, and reads
 // what it prints. Every child is killed at teardown, and the embedded database of every data directory stopped.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+import postgres from 'postgres';
+import { processAlive, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+
+export { processAlive };
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -56,13 +59,12 @@ export async function until<T>(
   }
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export interface Service {
+  child: Child;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** From spawning to the first 200 of /api/readyz. */
+  readyMs: number;
 }
 
 export interface Processes {
@@ -70,11 +72,45 @@ export interface Processes {
   dataDir(): Promise<string>;
   /** `node <script>` from the repository with only `env` (plus PATH and HOME) in its environment. */
   spawn(script: string, env: Record<string, string>): Child;
+  /** `node main.ts` on a free port of 127.0.0.1, once /api/readyz answers 200. */
+  startService(env: Record<string, string>, timeoutMs?: number): Promise<Service>;
+}
+
+/** The service's own database (its non-superuser role), as the runtime file of its data directory names it. */
+export async function serviceDatabase(dataDir: string): Promise<postgres.Sql> {
+  const { databaseUrl } = JSON.parse(await readFile(path.join(dataDir, 'runtime.json'), 'utf8')) as {
+    databaseUrl: string;
+  };
+  return postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+}
+
+const dirPrefix = 'ops-hub-process-';
+
+/** Test processes killed before their teardown (a timeout, a broken pipe) leave data directories and databases. */
+async function sweepLeftovers(): Promise<void> {
+  for (const entry of await readdir(os.tmpdir())) {
+    const owner = Number(entry.slice(dirPrefix.length).split('-')[0]);
+    if (!entry.startsWith(dirPrefix) || !Number.isInteger(owner) || owner <= 0 || processAlive(owner))
+      continue;
+    const data = path.join(os.tmpdir(), entry, 'data');
+    await stopEmbeddedPostgres({
+      dir: path.join(data, 'postgres'),
+      runtimeDir: path.join(data, 'runtime'),
+      log: () => undefined,
+    }).catch(() => undefined);
+    await rm(path.join(os.tmpdir(), entry), { recursive: true, force: true });
+  }
 }
 
 export function processes(t: Teardown): Processes {
   const children = new Set<ChildProcess>();
   const dirs: string[] = [];
+  let swept: Promise<void> | null = null;
+  // Should this process end without its teardown, the services still stop themselves (and their databases).
+  process.once('exit', () => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  });
   t.teardown(async () => {
     for (const child of children) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -90,9 +126,34 @@ export function processes(t: Teardown): Processes {
     }
   });
 
-  return {
+  const processes: Processes = {
+    async startService(env, timeoutMs = 45_000) {
+      const port = await freePort();
+      const started = performance.now();
+      const child = processes.spawn('main.ts', { PORT: String(port), HOST: '127.0.0.1', ...env });
+      const url = `http://127.0.0.1:${port}`;
+      let exited = false;
+      child.exited.then(() => {
+        exited = true;
+      });
+      await until(
+        'the service to be ready',
+        async () => {
+          if (exited) throw new Error('the service exited before it was ready');
+          const response = await fetch(`${url}/api/readyz`).catch(() => null);
+          return response?.status === 200 ? true : undefined;
+        },
+        timeoutMs,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; it printed:\n${child.output()}`);
+      });
+      return { child, url, readyMs: Math.round(performance.now() - started) };
+    },
+
     async dataDir() {
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-process-'));
+      swept ??= sweepLeftovers();
+      await swept;
+      const dir = await mkdtemp(path.join(os.tmpdir(), `${dirPrefix}${process.pid}-`));
       await chmod(dir, 0o711);
       dirs.push(dir);
       return path.join(dir, 'data');
@@ -173,4 +234,5 @@ export function processes(t: Teardown): Processes {
       };
     },
   };
+  return processes;
 }
