@@ -42,7 +42,7 @@ export async function startWorkerLiveness(
     onnotice: () => undefined,
     connection: { application_name: 'ops-hub-worker-liveness' },
   });
-  const pools = new Set<string>();
+  const registrations = new Map<string, Promise<void>>();
   let connection: ReservedSql | null = null;
   let lockId = 0;
 
@@ -52,7 +52,7 @@ export async function startWorkerLiveness(
     if (connection) return connection;
     const reserved = await client.reserve();
     lockId = await registerWorkerProcess(reserved, os.hostname(), process.pid);
-    for (const pool of pools) await registerWorkerPool(reserved, pool, lockId);
+    for (const pool of registrations.keys()) await registerWorkerPool(reserved, pool, lockId);
     connection = reserved;
     return reserved;
   }
@@ -93,11 +93,16 @@ export async function startWorkerLiveness(
     worker: {
       hooks: {
         // Awaited by graphile-worker before the worker's first job lookup: no job is locked in an unknown name.
-        async startWorker(_info, event) {
+        // Every worker of the pool waits for the same registration, not only the first one to ask for it.
+        startWorker(_info, event) {
           const pool = event.worker.workerPool.id;
-          if (pools.has(pool)) return;
-          pools.add(pool);
-          await withSession((sql) => registerWorkerPool(sql, pool, lockId));
+          let registration = registrations.get(pool);
+          if (!registration) {
+            registration = withSession((sql) => registerWorkerPool(sql, pool, lockId));
+            registrations.set(pool, registration);
+            registration.catch(() => registrations.delete(pool));
+          }
+          return registration;
         },
       },
     },

@@ -305,7 +305,8 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extracted> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // A copy: pdf.js takes ownership of (detaches) the buffer it is given.
-    pdf = await getDocumentProxy(new Uint8Array(bytes));
+    // verbosity 0: errors only; a damaged file's repair warnings would otherwise go straight to the console.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (error) {
     throw new ExtractionError(`not a readable PDF (${(error as Error).message})`, { cause: error });
   }

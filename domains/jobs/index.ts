@@ -1,12 +1,22 @@
 // The owner's view of background jobs: list, inspect, retry a failed one, delete. Finished jobs stay listed for
 // JOBS_RETENTION_HOURS (graphile-worker forgets completed jobs at once; job_records remembers them).
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import { JobList, JobListQuery, JobParams, Job as JobSchema } from './schema.ts';
-import { deleteJob, findJobRecord, listJobRecords, retryJob } from './store.ts';
+import { deleteJob, findJobRecord, type JobChange, listJobRecords, retryJob } from './store.ts';
 
 const tags = ['jobs'];
+
+/** Asks again while a just-finished job is still being released by the worker (a matter of milliseconds). */
+async function settled(change: () => Promise<JobChange | undefined>): Promise<JobChange | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await change();
+    if (!result || result.ok || !result.settling || attempt >= 40) return result;
+    await sleep(25);
+  }
+}
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(JobSchema);
@@ -64,7 +74,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const result = await retryJob(app.sql, request.params.id, retention);
+      const result = await settled(() => retryJob(app.sql, request.params.id, retention));
       if (!result) throw app.httpErrors.notFound('job not found');
       if (!result.ok) throw app.httpErrors.conflict(result.reason);
       return reply.status(202).send(result.job);
@@ -84,7 +94,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const result = await deleteJob(app.sql, request.params.id, retention);
+      const result = await settled(() => deleteJob(app.sql, request.params.id, retention));
       if (!result) throw app.httpErrors.notFound('job not found');
       if (!result.ok) throw app.httpErrors.conflict(result.reason);
       return reply.status(204).send(null);

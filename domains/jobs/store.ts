@@ -124,7 +124,15 @@ export async function findJobRecord(
   return row;
 }
 
-export type JobChange = { ok: true; job: JobRecordRow | null } | { ok: false; reason: string };
+/**
+ * `settling`: the record is final but graphile-worker has not yet released the row (an executor records its
+ * outcome just before it returns, the worker unlocks or deletes the row right after); asking again shortly works.
+ */
+export type JobChange =
+  | { ok: true; job: JobRecordRow | null }
+  | { ok: false; reason: string; settling?: boolean };
+
+const settling = { ok: false, reason: 'the job is finishing; try again', settling: true } as const;
 
 /** Whether graphile-worker still holds the job, and whether a worker has it locked right now. */
 async function queueState(sql: Db, id: string): Promise<'absent' | 'locked' | 'idle'> {
@@ -144,7 +152,8 @@ export async function retryJob(sql: Sql, id: string, retentionHours: number): Pr
       return { ok: false, reason: `the job is ${record.state}; only failed or queued jobs can be retried` };
     }
     const state = await queueState(tx, id);
-    if (state === 'locked') return { ok: false, reason: 'the job is running' };
+    if (state === 'locked')
+      return record.state === 'failed' ? settling : { ok: false, reason: 'the job is running' };
     if (state === 'absent') {
       return { ok: false, reason: 'the job is no longer in the queue; capture or trigger it again' };
     }
@@ -169,11 +178,14 @@ export async function deleteJob(
     const [record] = await tx<JobRecordRow[]>`
       select ${columns(tx)} from job_records where id = ${id} and ${visible(tx, retentionHours)} for update`;
     if (!record) return undefined;
-    if (record.state === 'running' || (await queueState(tx, id)) === 'locked') {
-      return { ok: false, reason: 'the job is running; delete it once it has finished' };
+    const running = { ok: false, reason: 'the job is running; delete it once it has finished' } as const;
+    if (record.state === 'running') return running;
+    // A completed job's row is graphile-worker's to delete (it does so right after the executor returns).
+    if (record.state !== 'completed') {
+      if ((await queueState(tx, id)) === 'locked') return record.state === 'failed' ? settling : running;
+      // complete_jobs deletes the rows of jobs that are not locked, whatever their state.
+      await tx`select graphile_worker.complete_jobs(${[id]}::bigint[])`;
     }
-    // complete_jobs deletes the rows of jobs that are not locked, whatever their state.
-    await tx`select graphile_worker.complete_jobs(${[id]}::bigint[])`;
     await tx`delete from job_records where id = ${id}`;
     return { ok: true, job: null };
   });

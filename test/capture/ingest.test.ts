@@ -128,9 +128,10 @@ const site = `http://site.test:${publicLooking.port}`;
 const allowPrivate = {
   VOID_INGEST_ALLOW_PRIVATE: '1',
   INGEST_MAX_BYTES: String(256 * 1024),
-  INGEST_TIMEOUT_MS: '1000',
   INGEST_MAX_ATTEMPTS: '2',
 };
+// Short enough for /slow (which never answers in time) to time out quickly.
+const shortTimeout = { ...allowPrivate, INGEST_TIMEOUT_MS: '2000' };
 
 t.test('captured HTML, text, Markdown, PDF and redirected pages become searchable documents', async (t) => {
   const ta = await testApp(t, { worker: true, env: allowPrivate });
@@ -208,7 +209,7 @@ t.test('one document per URL and space: capturing again refreshes it', async (t)
 });
 
 t.test('failures end with a clear last error; permanent ones are not retried', async (t) => {
-  const ta = await testApp(t, { worker: true, env: allowPrivate });
+  const ta = await testApp(t, { worker: true, env: shortTimeout });
   const permanent = {
     '/gone': /answered HTTP 404/,
     '/forbidden': /answered HTTP 403/,

@@ -2,12 +2,20 @@
 // transcript command (a subtitle file it writes, or its standard output), and metadata only when the command is
 // missing, fails or hangs. The child gets PATH, HOME and LANG only.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { isIPv4 } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { setTestConnectGate } from '../../lib/safe-fetch.ts';
 import { testApp } from '../helpers/app.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { captureState, captureUrl, docsAt, settled } from './helpers.ts';
+
+// Whatever a job fetches, sockets only ever open to loopback.
+setTestConnectGate((address) => {
+  if (!isIPv4(address) || !address.startsWith('127.')) throw new Error(`test gate: refusing ${address}`);
+});
+t.teardown(() => setTestConnectGate(null));
 
 const oembed = await startUpstream(t, (request, response) => {
   const query = new URL(request.url ?? '/', 'http://x').searchParams;
@@ -73,7 +81,7 @@ const videoEnv = {
   VOID_INGEST_ALLOW_PRIVATE: '1',
   VIDEO_OEMBED_URL: `${oembed.url}/oembed`,
   VIDEO_TRANSCRIPT_COMMAND: `${script} transcript`,
-  VIDEO_TRANSCRIPT_TIMEOUT_MS: '1000',
+  VIDEO_TRANSCRIPT_TIMEOUT_MS: '3000',
   INGEST_MAX_ATTEMPTS: '2',
 };
 
@@ -131,7 +139,7 @@ t.test('with a transcript command configured', async (t) => {
   t.test('a failing, hanging or silent command leaves metadata only', async (t) => {
     const reasons: [string, RegExp][] = [
       ['https://m.youtube.com/watch?v=fails', /exited with status 3: ERROR: video unavailable/],
-      ['https://m.youtube.com/watch?v=hangs', /timed out after 1000 ms/],
+      ['https://m.youtube.com/watch?v=hangs', /timed out after 3000 ms/],
       ['https://m.youtube.com/watch?v=silent', /produced no transcript/],
     ];
     const captures = await Promise.all(reasons.map(([url]) => captureUrl(ta, url)));

@@ -1,10 +1,18 @@
 // POST /api/ingest/:service: HMAC over the raw body before anything is parsed, the three services, the same
 // idempotency as captures, and a webhook capture carried through to a searchable document.
+import { isIPv4 } from 'node:net';
 import t from 'tap';
+import { setTestConnectGate } from '../../lib/safe-fetch.ts';
 import { createSpace, type TestApp, testApp } from '../helpers/app.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { sign } from './fixtures.ts';
 import { docsAt, settled } from './helpers.ts';
+
+// Whatever a job fetches, sockets only ever open to loopback.
+setTestConnectGate((address) => {
+  if (!isIPv4(address) || !address.startsWith('127.')) throw new Error(`test gate: refusing ${address}`);
+});
+t.teardown(() => setTestConnectGate(null));
 
 const secret = 'webhook-secret-for-tests-0123456789';
 
