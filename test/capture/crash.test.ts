@@ -1,10 +1,7 @@
 // The real service as a child process, killed with SIGKILL while 200 ingest.url jobs are queued or running, then
 // started again on the same data directory: every job completes, each URL ends up as exactly one document.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import postgres from 'postgres';
 import t from 'tap';
-import { type Child, freePort, processes, until } from '../helpers/process.ts';
+import { processes, serviceDatabase, until } from '../helpers/process.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 
 const total = 200;
@@ -23,53 +20,27 @@ const url = (n: number) => `${origin.url}/doc/${n}`;
 
 const dataDir = await procs.dataDir();
 
-async function startService(): Promise<{ child: Child; base: string }> {
-  const port = await freePort();
-  const child = procs.spawn('main.ts', {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    OWNER_TOKEN: token,
-    VOID_INGEST_ALLOW_PRIVATE: '1',
-    WORKER_CONCURRENCY: '8',
-    LOG_LEVEL: 'warn',
-  });
-  const base = `http://127.0.0.1:${port}`;
-  let exited = false;
-  child.exited.then(() => {
-    exited = true;
-  });
-  await until(
-    'the service to be ready',
-    async () => {
-      if (exited) throw new Error(`the service exited:\n${child.output()}`);
-      const response = await fetch(`${base}/api/readyz`).catch(() => null);
-      return response?.status === 200 ? true : undefined;
-    },
-    40_000,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message}:\n${child.output()}`);
-  });
-  return { child, base };
-}
+const env = {
+  DATA_DIR: dataDir,
+  OWNER_TOKEN: token,
+  VOID_INGEST_ALLOW_PRIVATE: '1',
+  WORKER_CONCURRENCY: '8',
+  LOG_LEVEL: 'warn',
+};
 
-/** The service's own database, as the runtime file of its data directory names it. */
 async function database() {
-  const { databaseUrl } = JSON.parse(await readFile(path.join(dataDir, 'runtime.json'), 'utf8')) as {
-    databaseUrl: string;
-  };
-  const sql = postgres(databaseUrl, { max: 2, onnotice: () => undefined });
+  const sql = await serviceDatabase(dataDir);
   t.teardown(() => sql.end({ timeout: 1 }).catch(() => undefined));
   return sql;
 }
 
 t.test('killed mid-way, restarted: every capture completes once, one document per URL', async (t) => {
-  const first = await startService();
+  const first = await procs.startService(env);
   const captured: { capture_id: string; job_id: string }[] = [];
   for (let start = 0; start < total; start += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, total - start) }, async (_, i) => {
-        const response = await fetch(`${first.base}/api/capture`, {
+        const response = await fetch(`${first.url}/api/capture`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ url: url(start + i), idempotency_key: `crash-${start + i}` }),
@@ -99,7 +70,7 @@ t.test('killed mid-way, restarted: every capture completes once, one document pe
   t.ok(atKill.locked > 0, `${atKill.locked} jobs were running when the process died`);
   await before.end({ timeout: 1 }).catch(() => undefined);
 
-  const second = await startService();
+  const second = await procs.startService(env);
   t.teardown(async () => {
     second.child.process.kill('SIGTERM');
     await second.child.exited;
@@ -147,7 +118,7 @@ t.test('killed mid-way, restarted: every capture completes once, one document pe
   const [{ live }] = await sql<{ live: number }[]>`select count(*)::int as live from worker_processes`;
   t.equal(live, 1, 'the dead process was forgotten, the running one is registered');
 
-  const response = await fetch(`${second.base}/api/search?q=crashproof137`, {
+  const response = await fetch(`${second.url}/api/search?q=crashproof137`, {
     headers: { authorization: `Bearer ${token}` },
   });
   const hits = (await response.json()) as { items: { title: string }[] };
