@@ -1,6 +1,7 @@
 // Entry point: configuration, database (embedded or DATABASE_URL), migrations, app, worker, listen, shutdown.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +11,9 @@ import { migrate } from './lib/migrate.ts';
 import { version } from './lib/version.ts';
 import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
 
-// Loading the app's modules takes about a second: let it overlap with starting the database.
+// Loading the app's modules takes about a second: let it overlap with starting the database, and keep the
+// compiled (and type-stripped) code in Node's compile cache so that a restart loads them faster.
+module.enableCompileCache();
 const loading = Promise.all([import('./app.ts'), import('graphile-worker'), import('./plugins/jobs.ts')]);
 loading.catch(() => undefined);
 
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
   } catch (error) {
     console.error(`start-up failed: ${(error as Error).message}`);
     if (sql) await endSql(sql).catch(() => undefined);
-    if (embedded) await stopEmbeddedPostgres(embedded);
+    if (embedded) await stopEmbeddedPostgres(embedded).catch(() => undefined);
     process.exit(1);
   }
 
