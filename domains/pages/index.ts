@@ -1,8 +1,8 @@
 // Pages: Markdown documents in a space, arranged as a tree with explicit sibling positions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { assertCanRead, assertSpaceReadable, performWrite, readScope } from '../entities/write.ts';
-import { PendingReceipt } from '../pending-changes/schema.ts';
+import { errors, IdParams } from '../../lib/schemas.ts';
+import { entityRoutes, readableBy } from '../entities/routes.ts';
+import { assertSpaceReadable, readScope } from '../entities/write.ts';
 import {
   CreatePage,
   Page,
@@ -60,75 +60,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/pages/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Get a page',
-        params: IdParams,
-        response: { 200: Page, ...errors(400, 401, 403, 404) },
-      },
+  entityRoutes(app, {
+    entity_type: 'page',
+    path: '/pages',
+    tags,
+    entity: Page,
+    read: readableBy('page', (id) => findPage(app.sql, id)),
+    body: { create: CreatePage, update: UpdatePage },
+    summary: {
+      get: 'Get a page',
+      create: 'Create a page (last among its siblings unless a position is given)',
+      update: 'Edit, move (parent_id) or reorder (position) a page',
+      delete: 'Delete a page and its subpages',
     },
-    async (request) => {
-      const page = await findPage(app.sql, request.params.id);
-      if (!page) throw app.httpErrors.notFound('page not found');
-      assertCanRead(request, page.space_id);
-      return page;
-    },
-  );
-
-  app.post(
-    '/pages',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Create a page (last among its siblings unless a position is given)',
-        body: CreatePage,
-        response: { 201: Page, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'page', action: 'create', payload: request.body }),
-  );
-
-  app.patch(
-    '/pages/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Edit, move (parent_id) or reorder (position) a page',
-        params: IdParams,
-        body: UpdatePage,
-        response: { 200: Page, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'page',
-        action: 'update',
-        entity_id: request.params.id,
-        payload: request.body,
-      }),
-  );
-
-  app.delete(
-    '/pages/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Delete a page and its subpages',
-        params: IdParams,
-        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'page', action: 'delete', entity_id: request.params.id }),
-  );
+  });
 };
 
 export default plugin;

@@ -1,0 +1,116 @@
+// The REST routes every entity of the write registry has alike: get one (404 when missing, 403 outside the
+// caller's read scope) and create, update, delete through performWrite, so every write, whoever makes it, takes
+// the one path of write.ts. A domain's index.ts gives its schemas and summaries and keeps only its own routes.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import type { Principal } from '../../plugins/auth.ts';
+import { PendingReceipt } from '../pending-changes/schema.ts';
+import { type Entity, missing } from './handler.ts';
+import type { EntityType } from './registry.ts';
+import { assertCanRead, performWrite } from './write.ts';
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** One entity as the caller may read it: 404 when missing, 403 outside the caller's read scope. */
+export type Readable<Row> = (request: FastifyRequest, id: string) => Promise<Row>;
+
+/** A Readable over a lookup that may see the request (resources show agents fewer columns). */
+export function readableBy<Row extends { space_id: string }>(
+  what: string,
+  find: (id: string, request: FastifyRequest) => Promise<Row | undefined>,
+): Readable<Row> {
+  return async (request, id) => {
+    const row = await find(id, request);
+    if (!row) throw missing(what);
+    assertCanRead(request, row.space_id);
+    return row;
+  };
+}
+
+export interface EntityRoutes {
+  entity_type: EntityType;
+  /** The collection: POST on it creates; GET, PATCH and DELETE act on `<path>/:id`. */
+  path: string;
+  tags: string[];
+  /** The entity in answers: its registered schema or a reference to it. */
+  entity: TSchema;
+  read: Readable<unknown>;
+  body: { create: TSchema; update: TSchema };
+  summary: { get: string; create: string; update: string; delete: string };
+  /** Shapes a written entity for the caller (default: as the handler returned it). */
+  present?: (entity: Entity, principal: Principal) => unknown;
+}
+
+/** Registers GET `<path>/:id`, POST `<path>`, PATCH and DELETE `<path>/:id` for one entity type. */
+export function entityRoutes(app: App, spec: EntityRoutes): void {
+  const { entity_type, tags, entity, present } = spec;
+  const onRequest = app.agentOrOwner;
+  const item = `${spec.path}/:id`;
+
+  app.get(
+    item,
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: spec.summary.get,
+        params: IdParams,
+        response: { 200: entity, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => spec.read(request, request.params.id),
+  );
+
+  app.post(
+    spec.path,
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: spec.summary.create,
+        body: spec.body.create,
+        response: { 201: entity, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type, action: 'create', payload: request.body }, present),
+  );
+
+  app.patch(
+    item,
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: spec.summary.update,
+        params: IdParams,
+        body: spec.body.update,
+        response: { 200: entity, 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(
+        request,
+        reply,
+        { entity_type, action: 'update', entity_id: request.params.id, payload: request.body },
+        present,
+      ),
+  );
+
+  app.delete(
+    item,
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: spec.summary.delete,
+        params: IdParams,
+        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      performWrite(request, reply, { entity_type, action: 'delete', entity_id: request.params.id }),
+  );
+}
