@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
-import { assertCanRead, assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
+import { entityRoutes, readableBy } from '../entities/routes.ts';
+import { assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { Ref } from '../refs/schema.ts';
 import { Task } from '../tasks/schema.ts';
@@ -18,15 +19,7 @@ import {
   ProjectRefParams,
   UpdateProject,
 } from './schema.ts';
-import {
-  findProject,
-  linkRef,
-  listProjectRefs,
-  listProjects,
-  type ProjectRow,
-  projectLinks,
-  unlinkRef,
-} from './store.ts';
+import { findProject, linkRef, listProjectRefs, listProjects, projectLinks, unlinkRef } from './store.ts';
 
 const tags = ['projects'];
 
@@ -35,13 +28,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Task);
   app.addSchema(Ref);
 
-  /** The project, readable by the caller. */
-  async function readable(request: Parameters<typeof assertCanRead>[0], id: string): Promise<ProjectRow> {
-    const project = await findProject(app.sql, id);
-    if (!project) throw app.httpErrors.notFound('project not found');
-    assertCanRead(request, project.space_id);
-    return project;
-  }
+  const readable = readableBy('project', (id) => findProject(app.sql, id));
 
   app.get(
     '/projects',
@@ -61,74 +48,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/projects/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Get a project',
-        params: IdParams,
-        response: { 200: Type.Ref('Project'), ...errors(400, 401, 403, 404) },
-      },
+  entityRoutes(app, {
+    entity_type: 'project',
+    path: '/projects',
+    tags,
+    entity: Type.Ref('Project'),
+    read: readable,
+    body: { create: CreateProject, update: UpdateProject },
+    summary: {
+      get: 'Get a project',
+      create: 'Create a project',
+      update: 'Change a project',
+      delete: 'Delete a project with its tasks and ref links',
     },
-    async (request) => readable(request, request.params.id),
-  );
-
-  app.post(
-    '/projects',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Create a project',
-        body: CreateProject,
-        response: { 201: Type.Ref('Project'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'project', action: 'create', payload: request.body }),
-  );
-
-  app.patch(
-    '/projects/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Change a project',
-        params: IdParams,
-        body: UpdateProject,
-        response: { 200: Type.Ref('Project'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'project',
-        action: 'update',
-        entity_id: request.params.id,
-        payload: request.body,
-      }),
-  );
-
-  app.delete(
-    '/projects/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Delete a project with its tasks and ref links',
-        params: IdParams,
-        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'project',
-        action: 'delete',
-        entity_id: request.params.id,
-      }),
-  );
+  });
 
   app.post(
     '/projects/:id/research',

@@ -1,8 +1,9 @@
 // Refs: external references, each named by its identity in its source (source + external_id).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
+import { errors } from '../../lib/schemas.ts';
+import { entityRoutes, readableBy } from '../entities/routes.ts';
+import { performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { CreateRef, Ref, RefList, RefListQuery, UpdateRef } from './schema.ts';
 import { findRef, listRefs } from './store.ts';
@@ -30,39 +31,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/refs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Get a ref',
-        params: IdParams,
-        response: { 200: Type.Ref('Ref'), ...errors(400, 401, 403, 404) },
-      },
+  entityRoutes(app, {
+    entity_type: 'ref',
+    path: '/refs',
+    tags,
+    entity: Type.Ref('Ref'),
+    read: readableBy('ref', (id) => findRef(app.sql, id)),
+    body: { create: CreateRef, update: UpdateRef },
+    summary: {
+      get: 'Get a ref',
+      create: 'Create a ref (an identity that exists already is a 409; see /refs/upsert)',
+      update: 'Change a ref',
+      delete: 'Delete a ref (its project links go with it)',
     },
-    async (request) => {
-      const ref = await findRef(app.sql, request.params.id);
-      if (!ref) throw app.httpErrors.notFound('ref not found');
-      assertCanRead(request, ref.space_id);
-      return ref;
-    },
-  );
-
-  app.post(
-    '/refs',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Create a ref (an identity that exists already is a 409; see /refs/upsert)',
-        body: CreateRef,
-        response: { 201: Type.Ref('Ref'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'ref', action: 'create', payload: request.body }),
-  );
+  });
 
   app.post(
     '/refs/upsert',
@@ -83,42 +65,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       performWrite(request, reply, { entity_type: 'ref', action: 'upsert', payload: request.body }),
-  );
-
-  app.patch(
-    '/refs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Change a ref',
-        params: IdParams,
-        body: UpdateRef,
-        response: { 200: Type.Ref('Ref'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'ref',
-        action: 'update',
-        entity_id: request.params.id,
-        payload: request.body,
-      }),
-  );
-
-  app.delete(
-    '/refs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Delete a ref (its project links go with it)',
-        params: IdParams,
-        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'ref', action: 'delete', entity_id: request.params.id }),
   );
 };
 

@@ -1,12 +1,11 @@
 // Resources: infrastructure entities of a space and what they depend on. Agents get the allow-listed columns
 // only (never monitoring or metadata); dependency wiring is the owner's alone.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import type { Principal } from '../../plugins/auth.ts';
-import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
-import { PendingReceipt } from '../pending-changes/schema.ts';
+import { entityRoutes, readableBy } from '../entities/routes.ts';
+import { readScope } from '../entities/write.ts';
 import {
   AddDependency,
   CreateResource,
@@ -42,12 +41,9 @@ function present(entity: unknown, principal: Principal): unknown {
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Resource);
 
-  async function readable(request: FastifyRequest, id: string) {
-    const resource = await findResource(app.sql, id, viewOf(request.principal));
-    if (!resource) throw app.httpErrors.notFound('resource not found');
-    assertCanRead(request, resource.space_id);
-    return resource;
-  }
+  const readable = readableBy('resource', (id, request) =>
+    findResource(app.sql, id, viewOf(request.principal)),
+  );
 
   app.get(
     '/resources',
@@ -68,79 +64,21 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/resources/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Get a resource',
-        params: IdParams,
-        response: { 200: Type.Ref('Resource'), ...errors(400, 401, 403, 404) },
-      },
+  entityRoutes(app, {
+    entity_type: 'resource',
+    path: '/resources',
+    tags,
+    entity: Type.Ref('Resource'),
+    read: readable,
+    body: { create: CreateResource, update: UpdateResource },
+    summary: {
+      get: 'Get a resource',
+      create: 'Create a resource',
+      update: 'Change a resource',
+      delete: 'Delete a resource and its dependency edges',
     },
-    async (request) => readable(request, request.params.id),
-  );
-
-  app.post(
-    '/resources',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Create a resource',
-        body: CreateResource,
-        response: { 201: Type.Ref('Resource'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(
-        request,
-        reply,
-        { entity_type: 'resource', action: 'create', payload: request.body },
-        present,
-      ),
-  );
-
-  app.patch(
-    '/resources/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Change a resource',
-        params: IdParams,
-        body: UpdateResource,
-        response: { 200: Type.Ref('Resource'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(
-        request,
-        reply,
-        { entity_type: 'resource', action: 'update', entity_id: request.params.id, payload: request.body },
-        present,
-      ),
-  );
-
-  app.delete(
-    '/resources/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Delete a resource and its dependency edges',
-        params: IdParams,
-        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'resource',
-        action: 'delete',
-        entity_id: request.params.id,
-      }),
-  );
+    present,
+  });
 
   app.get(
     '/resources/:id/dependencies',

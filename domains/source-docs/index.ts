@@ -1,9 +1,9 @@
 // Source documents: what capture and ingestion brought in. Listed without their content, read one by one.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { assertCanRead, performWrite, readScope } from '../entities/write.ts';
-import { PendingReceipt } from '../pending-changes/schema.ts';
+import { errors } from '../../lib/schemas.ts';
+import { entityRoutes, readableBy } from '../entities/routes.ts';
+import { readScope } from '../entities/write.ts';
 import { CreateSourceDoc, SourceDoc, SourceDocList, SourceDocListQuery, UpdateSourceDoc } from './schema.ts';
 import { findSourceDoc, listSourceDocs, type SourceDocOrigin } from './store.ts';
 
@@ -36,79 +36,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/source-docs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Get a source document with its content',
-        params: IdParams,
-        response: { 200: Type.Ref('SourceDoc'), ...errors(400, 401, 403, 404) },
-      },
+  entityRoutes(app, {
+    entity_type: 'source_doc',
+    path: '/source-docs',
+    tags,
+    entity: Type.Ref('SourceDoc'),
+    read: readableBy('source document', (id) => findSourceDoc(app.sql, id)),
+    body: { create: CreateSourceDoc, update: UpdateSourceDoc },
+    summary: {
+      get: 'Get a source document with its content',
+      create: 'Store a document directly (origin upload unless given); captures use /capture',
+      update: 'Change a source document',
+      delete: 'Delete a source document',
     },
-    async (request) => {
-      const doc = await findSourceDoc(app.sql, request.params.id);
-      if (!doc) throw app.httpErrors.notFound('source document not found');
-      assertCanRead(request, doc.space_id);
-      return doc;
-    },
-  );
-
-  app.post(
-    '/source-docs',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Store a document directly (origin upload unless given); captures use /capture',
-        body: CreateSourceDoc,
-        response: { 201: Type.Ref('SourceDoc'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, { entity_type: 'source_doc', action: 'create', payload: request.body }),
-  );
-
-  app.patch(
-    '/source-docs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Change a source document',
-        params: IdParams,
-        body: UpdateSourceDoc,
-        response: { 200: Type.Ref('SourceDoc'), 202: PendingReceipt, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'source_doc',
-        action: 'update',
-        entity_id: request.params.id,
-        payload: request.body,
-      }),
-  );
-
-  app.delete(
-    '/source-docs/:id',
-    {
-      onRequest: app.agentOrOwner,
-      schema: {
-        tags,
-        summary: 'Delete a source document',
-        params: IdParams,
-        response: { 204: NoContent, 202: PendingReceipt, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) =>
-      performWrite(request, reply, {
-        entity_type: 'source_doc',
-        action: 'delete',
-        entity_id: request.params.id,
-      }),
-  );
+  });
 };
 
 export default plugin;
