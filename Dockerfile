@@ -11,7 +11,8 @@ WORKDIR /app
 
 # Dependencies first: this layer is rebuilt only when the lock file changes.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# npm install honours the lock file (npm ci refuses one without entries for every optional platform package).
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # The sources stay owned by root: the service can read its code but not change it.
 COPY . .
