@@ -1,5 +1,5 @@
 // Schemas shared by every domain: ids, timestamps, pagination and the error body.
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 
 export const Uuid = Type.String({ format: 'uuid' });
 // Rows carry Date objects; the serializer writes them as ISO 8601 strings.
@@ -9,6 +9,11 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const IdParams = Type.Object({ id: Uuid });
 export type IdParams = Static<typeof IdParams>;
+
+/** A PATCH body: any of these fields, at least one, and no other. */
+export function Patch<Fields extends TProperties>(fields: Fields) {
+  return Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1 });
+}
 
 export const maxPageSize = 100;
 

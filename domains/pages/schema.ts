@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
@@ -37,15 +37,7 @@ export const CreatePage = Type.Object(
 );
 export type CreatePage = Static<typeof CreatePage>;
 
-export const UpdatePage = Type.Object(
-  {
-    parent_id: Type.Optional(NullableUuid),
-    position: Type.Optional(position),
-    title: Type.Optional(title),
-    body: Type.Optional(body),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdatePage = Patch({ parent_id: NullableUuid, position, title, body });
 export type UpdatePage = Static<typeof UpdatePage>;
 
 export const PageList = Paginated(Type.Ref('Page'));

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { NullableTimestamp, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const ProjectStatus = Type.Enum(['planned', 'active', 'paused', 'done', 'archived']);
 export const ResearchStatus = Type.Enum(['idle', 'queued', 'running', 'done', 'failed']);
@@ -35,17 +35,14 @@ export const CreateProject = Type.Object(
 );
 export type CreateProject = Static<typeof CreateProject>;
 
-export const UpdateProject = Type.Object(
-  {
-    name: Type.Optional(name),
-    status: Type.Optional(ProjectStatus),
-    research_status: Type.Optional(ResearchStatus),
-    research_notes: Type.Optional(notes),
-    research_started_at: Type.Optional(NullableTimestamp),
-    research_finished_at: Type.Optional(NullableTimestamp),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateProject = Patch({
+  name,
+  status: ProjectStatus,
+  research_status: ResearchStatus,
+  research_notes: notes,
+  research_started_at: NullableTimestamp,
+  research_finished_at: NullableTimestamp,
+});
 export type UpdateProject = Static<typeof UpdateProject>;
 
 export const ProjectList = Paginated(Type.Ref('Project'));

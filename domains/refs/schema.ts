@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const Ref = Type.Object(
   {
@@ -41,16 +41,7 @@ export const CreateRef = Type.Object(
 );
 export type CreateRef = Static<typeof CreateRef>;
 
-export const UpdateRef = Type.Object(
-  {
-    source: Type.Optional(source),
-    external_id: Type.Optional(externalId),
-    url: Type.Optional(url),
-    title: Type.Optional(title),
-    notes: Type.Optional(notes),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateRef = Patch({ source, external_id: externalId, url, title, notes });
 export type UpdateRef = Static<typeof UpdateRef>;
 
 export const RefList = Paginated(Type.Ref('Ref'));

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 const Blob = Type.Record(Type.String(), Type.Unknown());
 
@@ -48,17 +48,7 @@ export const CreateResource = Type.Object(
 );
 export type CreateResource = Static<typeof CreateResource>;
 
-export const UpdateResource = Type.Object(
-  {
-    name: Type.Optional(name),
-    kind: Type.Optional(kind),
-    host: Type.Optional(host),
-    notes: Type.Optional(notes),
-    monitoring: Type.Optional(blob),
-    metadata: Type.Optional(blob),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateResource = Patch({ name, kind, host, notes, monitoring: blob, metadata: blob });
 export type UpdateResource = Static<typeof UpdateResource>;
 
 export const ResourceList = Paginated(Type.Ref('Resource'));

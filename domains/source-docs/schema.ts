@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const SourceDocOrigin = Type.Enum(['url', 'upload', 'webhook', 'video']);
 
@@ -42,16 +42,7 @@ export const CreateSourceDoc = Type.Object(
 );
 export type CreateSourceDoc = Static<typeof CreateSourceDoc>;
 
-export const UpdateSourceDoc = Type.Object(
-  {
-    url: Type.Optional(url),
-    title: Type.Optional(title),
-    content: Type.Optional(content),
-    content_type: Type.Optional(contentType),
-    metadata: Type.Optional(metadata),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateSourceDoc = Patch({ url, title, content, content_type: contentType, metadata });
 export type UpdateSourceDoc = Static<typeof UpdateSourceDoc>;
 
 export const SourceDocList = Paginated(SourceDocSummary);

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { NullableTimestamp, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const TaskStatus = Type.Enum(['todo', 'doing', 'done', 'cancelled']);
 
@@ -34,16 +34,13 @@ export const CreateTask = Type.Object(
 );
 export type CreateTask = Static<typeof CreateTask>;
 
-export const UpdateTask = Type.Object(
-  {
-    project_id: Type.Optional(Uuid),
-    title: Type.Optional(title),
-    status: Type.Optional(TaskStatus),
-    due_at: Type.Optional(NullableTimestamp),
-    notes: Type.Optional(notes),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateTask = Patch({
+  project_id: Uuid,
+  title,
+  status: TaskStatus,
+  due_at: NullableTimestamp,
+  notes,
+});
 export type UpdateTask = Static<typeof UpdateTask>;
 
 export const TaskList = Paginated(Type.Ref('Task'));
