@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import postgres from 'postgres';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+import { processAlive, startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
 import { migrate } from '../../lib/migrate.ts';
 import {
   type ClusterState,
@@ -15,15 +15,6 @@ import {
   withDatabase,
 } from './cluster.ts';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const started = Date.now();
 const external = process.env.DATABASE_URL;
 let state: ClusterState;
@@ -31,7 +22,7 @@ let state: ClusterState;
 // Runs that were killed leave their clusters behind: stop and remove those whose tap process is gone.
 for (const entry of await readdir(os.tmpdir())) {
   const pid = Number(entry.slice(clusterPrefix.length));
-  if (!entry.startsWith(clusterPrefix) || !Number.isInteger(pid) || alive(pid)) continue;
+  if (!entry.startsWith(clusterPrefix) || !Number.isInteger(pid) || processAlive(pid)) continue;
   const dir = path.join(os.tmpdir(), entry);
   await stopEmbeddedPostgres({ dir: `${dir}/pg`, runtimeDir, log: () => undefined }).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
