@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
 import { recordEnqueued } from '../domains/jobs/store.ts';
+import { closeSafeFetch } from '../lib/safe-fetch.ts';
 import { startWorkerLiveness } from '../worker/liveness.ts';
 import type { Db } from './db.ts';
 
@@ -123,6 +124,15 @@ export default fp<JobsPluginOptions>(
         return runner;
       },
     });
+    // Fastify runs onClose hooks last-registered first, so this root-level one runs after every domain's.
+    app.addHook('onClose', async () => {
+      // Finishes the jobs in flight before the database goes away (a runner that already stopped throws).
+      if (runner && !stopped) await runner.stop();
+      stopped = true;
+      // Only now, with no job left to run: a job still fetching would open a guarded pool again after an earlier
+      // close, and that pool would outlive the service. Every mode closes them (tests call executors directly).
+      await closeSafeFetch();
+    });
     if (options.mode !== 'in-process') return;
     app.addHook('onReady', async () => {
       runner = await startWorker({ ...options, log: app.log.child({ component: 'worker' }) });
@@ -135,11 +145,6 @@ export default fp<JobsPluginOptions>(
           app.log.error({ err: error }, 'worker stopped with an error');
         },
       );
-    });
-    app.addHook('onClose', async () => {
-      // Finishes the jobs in flight before the database goes away (a runner that already stopped throws).
-      if (runner && !stopped) await runner.stop();
-      stopped = true;
     });
   },
   { name: 'jobs' },

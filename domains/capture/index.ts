@@ -4,7 +4,6 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { closeSafeFetch } from '../../lib/safe-fetch.ts';
 import { errors } from '../../lib/schemas.ts';
 import { agentCanReachSpace } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
@@ -37,8 +36,7 @@ const webhookBodyLimit = 1024 * 1024;
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(CaptureAccepted);
   const config = app.config;
-  // Pooled connections of the guarded client end with the service.
-  app.addHook('onClose', async () => closeSafeFetch());
+  // The guarded client's pools are closed by the jobs plugin, after the worker has stopped (plugins/jobs.ts).
 
   function badUrl(error: unknown): never {
     if (error instanceof CaptureUrlError) throw app.httpErrors.badRequest(error.message);

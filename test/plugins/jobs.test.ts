@@ -1,9 +1,12 @@
 // Jobs: enqueued in the caller's transaction, run by the in-process worker, deduplicated by job key.
+import type { Socket } from 'node:net';
 import type { Task } from 'graphile-worker';
 import t from 'tap';
+import { safeFetch } from '../../lib/safe-fetch.ts';
 import { enqueue } from '../../plugins/jobs.ts';
 import { testApp } from '../helpers/app.ts';
 import { until } from '../helpers/process.ts';
+import { startUpstream } from '../helpers/upstream.ts';
 
 /** Writes the payload's note to test_job_records, so a test sees the job ran and with which payload. */
 const record: Task = async (payload, helpers) => {
@@ -80,4 +83,48 @@ t.test('readiness reports the worker', async (t) => {
   const none = await off.anon({ method: 'GET', url: '/api/readyz' });
   t.equal(none.statusCode, 503, 'nobody runs the jobs');
   t.same(none.json(), { status: 'not_ready', database: true, migrations: { pending: [] }, worker: 'off' });
+});
+
+t.test('a job still fetching at shutdown leaves no guarded connection open', async (t) => {
+  // The upstream keeps idle connections for ten minutes: only the hub closing its pool ends this one.
+  const upstream = await startUpstream(t, (_request, response) => {
+    response.setHeader('keep-alive', 'timeout=600');
+    response.end('fetched');
+  });
+  upstream.server.keepAliveTimeout = 0;
+  const sockets: Socket[] = [];
+  upstream.server.on('connection', (socket: Socket) => sockets.push(socket));
+
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const fetchLater: Task = async (_payload, helpers) => {
+    started();
+    await gate;
+    const response = await safeFetch(upstream.url, { allowPrivate: true });
+    await helpers.query('insert into test_job_records (note) values ($1)', [response.body.toString()]);
+  };
+  const ta = await testApp(t, { worker: true, extraTasks: { 'test.fetch-later': fetchLater } });
+  await ta.sql`create table test_job_records (note text not null)`;
+  await enqueue(ta.sql, 'test.fetch-later', {});
+  await running;
+
+  // The job fetches only once the worker is being stopped, i.e. after the domains have closed.
+  ta.app.jobs.runner?.events.once('pool:gracefulShutdown', () => release());
+  await ta.app.close();
+  t.same(
+    await ta.sql`select note from test_job_records`,
+    [{ note: 'fetched' }],
+    'the job finished its fetch',
+  );
+  t.equal(sockets.length, 1, 'the job opened one connection');
+  await until('the upstream to see the connection closed', async () =>
+    sockets.every((socket) => socket.closed) ? true : undefined,
+  );
+  t.pass('the pool the job opened was closed with the service');
 });
