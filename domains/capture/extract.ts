@@ -2,9 +2,19 @@
 // and readable text. HTML goes through Readability over linkedom, with the page's <title> and body text as the
 // fallback when Readability finds no article; text and Markdown are kept as they are; PDF text comes from unpdf.
 import { TextDecoder } from 'node:util';
-import { isProbablyReaderable, Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import { extractText, getDocumentProxy } from 'unpdf';
+import type { Readability } from '@mozilla/readability';
+import type { getDocumentProxy } from 'unpdf';
+import { lazy } from '../../lib/lazy.ts';
+
+// Loaded when the first document of their kind is extracted: linkedom alone takes about 0.3 s to load.
+const htmlLibraries = lazy(async () => {
+  const [{ parseHTML }, { isProbablyReaderable, Readability }] = await Promise.all([
+    import('linkedom'),
+    import('@mozilla/readability'),
+  ]);
+  return { parseHTML, isProbablyReaderable, Readability };
+});
+const pdfLibrary = lazy(() => import('unpdf'));
 
 export type DocumentType = 'text/html' | 'text/plain' | 'text/markdown' | 'application/pdf';
 export const documentTypes: readonly DocumentType[] = [
@@ -266,11 +276,9 @@ function readableText(node: DomNode | null): string {
   return tidyText(out.join(''));
 }
 
-function parse(html: string): DomDocument {
-  return parseHTML(html).document as unknown as DomDocument;
-}
-
-export function extractHtml(html: string): Extracted {
+export async function extractHtml(html: string): Promise<Extracted> {
+  const dom = await htmlLibraries();
+  const parse = (markup: string) => dom.parseHTML(markup).document as unknown as DomDocument;
   const document = parse(html);
   const pageTitle = document.querySelector('title')?.textContent ?? null;
   let article: ReturnType<Readability['parse']> = null;
@@ -278,7 +286,9 @@ export function extractHtml(html: string): Extracted {
     // Readability always returns its best guess; on a page without an article (a status page, a short form) that
     // guess drops text the page is about, so such pages are kept whole instead. It also edits the document it
     // reads; the fallback below works on a fresh parse.
-    if (isProbablyReaderable(document as never)) article = new Readability(document as never).parse();
+    if (dom.isProbablyReaderable(document as never)) {
+      article = new dom.Readability(document as never).parse();
+    }
   } catch {
     article = null;
   }
@@ -302,16 +312,17 @@ export function extractHtml(html: string): Extracted {
 // PDF
 
 export async function extractPdf(bytes: Uint8Array): Promise<Extracted> {
+  const unpdf = await pdfLibrary();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // A copy: pdf.js takes ownership of (detaches) the buffer it is given.
     // verbosity 0: errors only; a damaged file's repair warnings would otherwise go straight to the console.
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    pdf = await unpdf.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (error) {
     throw new ExtractionError(`not a readable PDF (${(error as Error).message})`, { cause: error });
   }
   try {
-    const { totalPages, text } = await extractText(pdf, { mergePages: true });
+    const { totalPages, text } = await unpdf.extractText(pdf, { mergePages: true });
     const meta = await pdf.getMetadata().catch(() => null);
     const info = (meta?.info ?? {}) as { Title?: unknown; Author?: unknown };
     const metadata: Record<string, unknown> = { pages: totalPages };

@@ -2,11 +2,19 @@
 // Agents and the owner authenticate with their bearer token; the per-agent rate limit applies like on any route.
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
-import { buildMcpServer } from './server.ts';
+
+// The protocol's SDK and the tools load with the first request: most starts never see one.
+const protocol = lazy(async () => {
+  const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./server.ts'),
+  ]);
+  return { StreamableHTTPServerTransport, buildMcpServer };
+});
 
 const tags = ['mcp'];
 
@@ -15,6 +23,7 @@ const JsonRpc = Type.Unknown({ description: 'a JSON-RPC 2.0 message or batch (MC
 async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const principal = request.principal;
   if (!principal) throw httpErrors.unauthorized('authentication required');
+  const { StreamableHTTPServerTransport, buildMcpServer } = await protocol();
   const server = buildMcpServer({ sql: request.server.sql, principal, spaceContext: null }, request.log);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

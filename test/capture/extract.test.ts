@@ -13,7 +13,7 @@ import { parserFor, signatureMatches, WebhookPayloadError } from '../../domains/
 import { articleHtml, makePdf, prose, sign } from './fixtures.ts';
 
 t.test('HTML: Readability finds the article, leaving navigation, scripts and footer out', async (t) => {
-  const doc = extractHtml(articleHtml('Tuning the heat pump for a quiet winter', prose('heat pump')));
+  const doc = await extractHtml(articleHtml('Tuning the heat pump for a quiet winter', prose('heat pump')));
   t.equal(doc.title, 'Tuning the heat pump for a quiet winter', "the site's name is dropped from the title");
   t.equal(doc.content_type, 'text/html');
   t.match(doc.content, /Paragraph 1 about heat pump\./);
@@ -27,7 +27,7 @@ t.test('HTML: Readability finds the article, leaving navigation, scripts and foo
 });
 
 t.test('HTML without an article falls back to the <title> and the body text', async (t) => {
-  const doc = extractHtml(
+  const doc = await extractHtml(
     '<html><head><title>  Router status </title><script>var hidden = 1</script></head>' +
       '<body><div>Uptime<br>42 days</div><table><tr><td>eth0</td><td>up</td></tr></table></body></html>',
   );
@@ -37,7 +37,7 @@ t.test('HTML without an article falls back to the <title> and the body text', as
   t.match(doc.content, /eth0\s+up/);
   t.notMatch(doc.content, /hidden/);
 
-  const empty = extractHtml('<html><body></body></html>');
+  const empty = await extractHtml('<html><body></body></html>');
   t.equal(empty.title, null);
   t.equal(empty.content, '');
 });
