@@ -27,6 +27,11 @@ export interface AccessVerifierOptions {
   responseTimeoutMs?: number;
   /** How long a fetched key is trusted before the key set is asked again. */
   keyCacheTtlMs?: number;
+  /**
+   * After the key set is asked for a key id it has not yielded before, how long other such key ids are refused
+   * without asking (default 30 s): made-up key ids cannot make the hub fetch the key set on every request.
+   */
+  unknownKidCooldownMs?: number;
   /** Allowed clock difference with the proxy when checking exp and nbf. */
   clockToleranceMs?: number;
   log?: AccessLog;
@@ -96,6 +101,38 @@ export function createAccessVerifier(
     fetchOptions: { dispatcher, redirect: 'error', headers: { accept: 'application/json' } },
   });
 
+  // get-jwks caches only the keys it found, so every token naming a made-up kid would fetch the key set again. A
+  // kid the set has yielded before is always looked up (get-jwks answers from its cache or refreshes it); any
+  // other kid at most once per cooldown. The price: a key published moments after such a lookup (a rotation, or
+  // the owner's first login just after a junk token) is refused until the cooldown has passed.
+  const cooldownMs = options.unknownKidCooldownMs ?? 30_000;
+  const foundKids = new Set<string>();
+  let unknownLookupAt = Number.NEGATIVE_INFINITY;
+
+  async function publicKey(kid: string): Promise<string> {
+    const known = foundKids.has(kid);
+    const previous = unknownLookupAt;
+    if (!known) {
+      const now = performance.now();
+      if (now - unknownLookupAt < cooldownMs) {
+        throw new Refusal('unknown_kid', 'the key set was just asked for another unknown key id');
+      }
+      unknownLookupAt = now;
+    }
+    const started = unknownLookupAt;
+    try {
+      const key = await jwks.getPublicKey({ domain, alg: 'RS256', kid });
+      foundKids.add(kid);
+      // The key was there: nothing to hold the next unknown kid back for.
+      if (!known && unknownLookupAt === started) unknownLookupAt = previous;
+      return key;
+    } catch (error) {
+      // Gone from the set (or the set failed): from now on this kid waits for the cooldown like any other.
+      foundKids.delete(kid);
+      throw error;
+    }
+  }
+
   const verifyToken = createVerifier({
     algorithms: ['RS256'],
     allowedAud: access.audience,
@@ -111,7 +148,7 @@ export function createAccessVerifier(
         throw new Refusal('kid', 'the token names no usable key id');
       }
       if (payload.iss !== access.issuer) throw new Refusal('issuer', 'the token comes from another issuer');
-      return jwks.getPublicKey({ domain, alg: 'RS256', kid });
+      return publicKey(kid);
     },
   });
 

@@ -5,9 +5,15 @@ import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject, sign 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { loadConfig } from '../../config.ts';
-import { type AccessLog, createAccessVerifier } from '../../lib/access-jwt.ts';
+import {
+  type AccessLog,
+  type AccessVerifier,
+  type AccessVerifierOptions,
+  createAccessVerifier,
+} from '../../lib/access-jwt.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 
@@ -94,6 +100,15 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** A verifier of the service's access settings for the key set at `url`, closed at the end of the test. */
+function verifierFor(t: Test, url: string, options: AccessVerifierOptions): AccessVerifier {
+  const access = loadConfig({ ...accessEnv(`${url}${certsPath}`), DATA_DIR: os.tmpdir() }).access;
+  if (!access) throw new Error('the access settings did not load');
+  const verifier = createAccessVerifier(access, options);
+  t.teardown(() => verifier.close());
+  return verifier;
 }
 
 const ownerRoute = { method: 'GET', url: '/api/agents' } as const;
@@ -206,6 +221,52 @@ t.test('the key set is fetched once for many logins', async (t) => {
   t.equal(server.requests.length, 1, 'tokens of the wrong algorithm or issuer never make the hub fetch keys');
 });
 
+t.test('made-up key ids make the hub ask the key set at most once per cooldown', async (t) => {
+  const published = [teamKey];
+  const server = await keySet(t, published);
+  // Long enough never to pass during this test.
+  const verifier = verifierFor(t, server.url, { unknownKidCooldownMs: 10 * 60_000 });
+  t.equal(await verifier.verify(validToken()), ownerEmail, 'the owner logs in');
+  t.equal(server.requests.length, 1, 'one fetch for the key the set has');
+
+  for (const kid of ['made-up-1', 'made-up-2', 'made-up-3', 'made-up-1', 'made-up-4']) {
+    const token = jwt({ alg: 'RS256', kid }, claims(), rs256(strangerKey.privateKey));
+    t.equal(await verifier.verify(token), null, `${kid}: refused`);
+  }
+  t.equal(server.requests.length, 2, 'five tokens with unknown key ids: one more fetch');
+
+  const rotated = signingKey('team-key-2');
+  published.push(rotated);
+  const rotatedToken = jwt({ alg: 'RS256', kid: rotated.kid }, claims(), rs256(rotated.privateKey));
+  t.equal(
+    await verifier.verify(rotatedToken),
+    null,
+    'a key published during the cooldown is not asked for yet',
+  );
+  t.equal(server.requests.length, 2, 'no fetch during the cooldown');
+  t.equal(await verifier.verify(validToken()), ownerEmail, 'a key the set has yielded is never held back');
+  t.equal(server.requests.length, 2, 'and comes from the cache');
+});
+
+t.test('a rotated key is picked up once the cooldown has passed', async (t) => {
+  const published = [teamKey];
+  const server = await keySet(t, published);
+  const cooldownMs = 50;
+  const verifier = verifierFor(t, server.url, { unknownKidCooldownMs: cooldownMs });
+  const madeUp = jwt({ alg: 'RS256', kid: 'made-up' }, claims(), rs256(strangerKey.privateKey));
+  t.equal(await verifier.verify(madeUp), null, 'an unknown key id is refused');
+  t.equal(server.requests.length, 1, 'after asking the key set');
+
+  const rotated = signingKey('team-key-2');
+  published.push(rotated);
+  await sleep(cooldownMs * 2);
+  const rotatedToken = jwt({ alg: 'RS256', kid: rotated.kid }, claims(), rs256(rotated.privateKey));
+  t.equal(await verifier.verify(rotatedToken), ownerEmail, 'the new key is found');
+  t.equal(server.requests.length, 2, 'with one more fetch');
+  t.equal(await verifier.verify(rotatedToken), ownerEmail, 'and kept');
+  t.equal(server.requests.length, 2);
+});
+
 t.test('a key set that is down fails closed', async (t) => {
   const port = await closedPort();
   const ta = await testApp(t, { env: accessEnv(`http://127.0.0.1:${port}${certsPath}`) });
@@ -236,13 +297,7 @@ t.test('refusals are logged with their reason and never the token', { timeout: 3
     info: (details, message) => lines.push({ level: 'info', details: { ...details }, message }),
     debug: (details, message) => lines.push({ level: 'debug', details: { ...details }, message }),
   };
-  const verifier = (url: string) => {
-    const access = loadConfig({ ...accessEnv(`${url}${certsPath}`), DATA_DIR: os.tmpdir() }).access;
-    if (!access) throw new Error('the access settings did not load');
-    const made = createAccessVerifier(access, { log, timeoutMs: 500, responseTimeoutMs: 2_000 });
-    t.teardown(() => made.close());
-    return made;
-  };
+  const verifier = (url: string) => verifierFor(t, url, { log, timeoutMs: 500, responseTimeoutMs: 2_000 });
 
   const good = verifier(server.url);
   const expired = validToken({ exp: Math.floor(Date.now() / 1000) - 3600 });
