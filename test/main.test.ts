@@ -208,7 +208,11 @@ t.test('after a hard kill the next start stops the leftover database and works',
 
 t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => {
   hub = await startHub({ DATA_DIR: dataDir, WORKER_MODE: 'separate' });
-  t.match((await api(hub, null, 'GET', '/api/readyz')).body, { status: 'ready', worker: 'separate' });
+  t.match((await api(hub, null, 'GET', '/api/readyz')).body, {
+    status: 'ready',
+    worker: 'separate',
+    worker_processes: 0,
+  });
 
   const sql = await serviceDatabase(dataDir);
   t.teardown(() => sql.end());
@@ -225,6 +229,11 @@ t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => 
     LOG_LEVEL: 'info',
   });
   await worker.waitForOutput(/worker running/);
+  t.match(
+    (await api(hub, null, 'GET', '/api/readyz')).body,
+    { status: 'ready', worker_processes: 1 },
+    'readiness counts the worker process',
+  );
   const [row] = await until('the job to run', async () => {
     const rows = await sql<{ note: string }[]>`select note from test_job_records`;
     return rows.length ? rows : undefined;

@@ -232,6 +232,13 @@ function liveLocks(sql: Db) {
       and l.classid = ${workerLockClass}::integer::oid`;
 }
 
+/** Worker processes alive now: registered and still holding their lock (a crashed one leaves its row unlocked). */
+export async function countLiveWorkerProcesses(sql: Db): Promise<number> {
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from worker_processes where lock_id in (${liveLocks(sql)})`;
+  return row.count;
+}
+
 /**
  * Unlocks the jobs held by pools whose process is gone (graphile-worker itself waits 4 hours), so they run again
  * now, and forgets those processes. Returns the ids of the jobs set free.

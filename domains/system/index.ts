@@ -3,12 +3,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pendingMigrations } from '../../lib/migrate.ts';
 import { version } from '../../lib/version.ts';
+import { countLiveWorkerProcesses } from '../jobs/store.ts';
 
 const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
   database: Type.Boolean(),
   migrations: Type.Object({ pending: Type.Array(Type.Integer()) }),
   worker: Type.String(),
+  worker_processes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait ' +
+        'for one: jobs queue up until a worker starts. Absent when the database cannot be asked.',
+    }),
+  ),
 });
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,7 +42,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Readiness, 503: Readiness },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const database = await app.sql`select 1`.then(
         () => true,
         () => false,
@@ -41,9 +50,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       const pending = database ? await pendingMigrations(app.sql) : [];
       const worker = app.jobs.state();
       const ready = database && pending.length === 0 && (worker === 'running' || worker === 'separate');
-      return reply
-        .status(ready ? 200 : 503)
-        .send({ status: ready ? 'ready' : 'not_ready', database, migrations: { pending }, worker });
+      const processes =
+        worker === 'separate' && database
+          ? await countLiveWorkerProcesses(app.sql).catch((error: unknown) => {
+              request.log.warn({ err: error }, 'counting the worker processes failed');
+              return undefined;
+            })
+          : undefined;
+      return reply.status(ready ? 200 : 503).send({
+        status: ready ? 'ready' : 'not_ready',
+        database,
+        migrations: { pending },
+        worker,
+        ...(processes === undefined ? {} : { worker_processes: processes }),
+      });
     },
   );
 
