@@ -67,7 +67,7 @@ function canReach(runAs: RunAs, test: string, target: string): boolean {
   return spawnSync('test', [test, target], { uid: runAs.uid, gid: runAs.gid }).status === 0;
 }
 
-/** Binds `port` (0: any) on loopback and releases it; resolves the port, or null when it is taken. */
+/** Binds `port` (0: one the system picks) on loopback and releases it; resolves the port, or null when it is taken. */
 async function probePort(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const server = net.createServer();
@@ -83,9 +83,9 @@ async function probePort(port: number): Promise<number | null> {
 async function choosePort(preferred: number | undefined): Promise<number> {
   const kept = preferred ? await probePort(preferred) : null;
   if (kept !== null) return kept;
-  const any = await probePort(0);
-  if (any === null) throw new Error('no free port on 127.0.0.1 for the embedded database');
-  return any;
+  const picked = await probePort(0);
+  if (picked === null) throw new Error('no free port on 127.0.0.1 for the embedded database');
+  return picked;
 }
 
 async function exists(file: string): Promise<boolean> {

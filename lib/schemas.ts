@@ -10,7 +10,7 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const IdParams = Type.Object({ id: Uuid });
 export type IdParams = Static<typeof IdParams>;
 
-/** A PATCH body: any of these fields, at least one, and no other. */
+/** A PATCH body: some of these fields, at least one, and no other. */
 export function Patch<Fields extends TProperties>(fields: Fields) {
   return Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1 });
 }

@@ -98,6 +98,24 @@ export function deleteInReach<Row extends Entity & { space_id: string }>(
   };
 }
 
+/**
+ * The update of an entity that lives in a space: the patch checked, the row locked and in reach, then updated with
+ * the fields the patch names (after `fields` normalises them).
+ */
+export function updateInReach<Patch extends object, Row extends Entity & { space_id: string }>(
+  check: (patch: unknown) => Patch,
+  lock: Lock<Row>,
+  update: (tx: Db, id: string, fields: NoInfer<Partial<Patch>>) => Promise<Entity | undefined>,
+  what: string,
+  fields: (input: Patch) => Patch = (input) => input,
+): EntityHandler['update'] {
+  return async (tx, id, patch, ctx) => {
+    const input = check(patch);
+    await lockInReach(tx, ctx, id, lock, what);
+    return updated(await update(tx, id, defined(fields(input))), what);
+  };
+}
+
 /** The row an update returned; none means it vanished. */
 export function updated<Row>(row: Row | undefined, what: string): Row {
   if (!row) throw missing(what);

@@ -1,12 +1,10 @@
 // Ref writes for the entity registry, including the upsert by external identity (source + external_id).
 import { httpErrors } from '@fastify/sensible';
 import {
-  defined,
   deleteInReach,
   type EntityHandler,
-  lockInReach,
   requireSpace,
-  updated,
+  updateInReach,
   validator,
 } from '../entities/handler.ts';
 import { CreateRef, UpdateRef } from './schema.ts';
@@ -34,11 +32,10 @@ export const refHandler: EntityHandler = {
     return { entity: result.row, created: result.created };
   },
 
-  async update(tx, id, patch, ctx) {
-    const input = checkUpdate(patch);
-    await lockInReach(tx, ctx, id, lockRef, 'ref');
-    return updated(await updateRef(tx, id, defined({ ...input, source: input.source?.trim() })), 'ref');
-  },
+  update: updateInReach(checkUpdate, lockRef, updateRef, 'ref', (input) => ({
+    ...input,
+    source: input.source?.trim(),
+  })),
 
   delete: deleteInReach(lockRef, deleteRef, 'ref'),
 };

@@ -1,11 +1,9 @@
 // Resource writes for the entity registry. Dependency wiring is not here: it is owner-only and never diverted.
 import {
-  defined,
   deleteInReach,
   type EntityHandler,
-  lockInReach,
   requireSpace,
-  updated,
+  updateInReach,
   validator,
 } from '../entities/handler.ts';
 import { CreateResource, UpdateResource } from './schema.ts';
@@ -29,11 +27,10 @@ export const resourceHandler: EntityHandler = {
     });
   },
 
-  async update(tx, id, patch, ctx) {
-    const input = checkUpdate(patch);
-    await lockInReach(tx, ctx, id, lockResource, 'resource');
-    return updated(await updateResource(tx, id, defined({ ...input, name: input.name?.trim() })), 'resource');
-  },
+  update: updateInReach(checkUpdate, lockResource, updateResource, 'resource', (input) => ({
+    ...input,
+    name: input.name?.trim(),
+  })),
 
   delete: deleteInReach(lockResource, deleteResource, 'resource'),
 };

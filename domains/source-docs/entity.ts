@@ -1,12 +1,10 @@
 // Source-document writes for the entity registry. Ingestion writes through the store directly
 // (upsertSourceDocByUrl); these handlers serve the REST routes and approved pending changes.
 import {
-  defined,
   deleteInReach,
   type EntityHandler,
-  lockInReach,
   requireSpace,
-  updated,
+  updateInReach,
   validator,
 } from '../entities/handler.ts';
 import { CreateSourceDoc, UpdateSourceDoc } from './schema.ts';
@@ -37,11 +35,7 @@ export const sourceDocHandler: EntityHandler = {
     });
   },
 
-  async update(tx, id, patch, ctx) {
-    const input = checkUpdate(patch);
-    await lockInReach(tx, ctx, id, lockSourceDoc, 'source document');
-    return updated(await updateSourceDoc(tx, id, defined(input)), 'source document');
-  },
+  update: updateInReach(checkUpdate, lockSourceDoc, updateSourceDoc, 'source document'),
 
   delete: deleteInReach(lockSourceDoc, deleteSourceDoc, 'source document'),
 };
