@@ -6,6 +6,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
+import { findTokenOwner } from './domains/agents/store.ts';
 import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
 import jobRecords from './domains/jobs/index.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   worker?: 'in-process' | 'separate' | 'off';
   /** Extra tasks next to the domains' (tests). */
   extraTasks?: TaskList;
+  /** Run recurring work (default on; tests that drive it themselves turn it off). */
+  cron?: boolean;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -58,18 +61,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errors);
   await app.register(sensible);
   await app.register(db, { sql: deps.sql });
-  await app.register(openapi, { version });
   await app.register(auth, {
-    sql: deps.sql,
+    findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
     ownerToken: deps.ownerToken,
     access: deps.config.access ? createAccessVerifier(deps.config.access) : null,
     agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
   });
+  await app.register(openapi, { version });
   await app.register(jobs, {
     mode: deps.worker ?? deps.config.workerMode,
     connectionString: deps.databaseUrl,
     concurrency: deps.config.workerConcurrency,
-    taskList: buildTaskList({ sql: deps.sql, config: deps.config }, deps.extraTasks),
+    taskList: buildTaskList({ sql: deps.sql, config: deps.config }, { extra: deps.extraTasks }),
+    cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
 

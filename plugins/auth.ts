@@ -1,13 +1,52 @@
-// Who is calling. Every request gets a principal: the owner (bearer token or access-proxy JWT), an agent (its own
-// bearer token) or nobody. Routes pick a level with the hooks decorated here; see DESIGN.md section 5.
+// Who is calling, and may they. Every request gets a principal: the owner (bearer token or access-proxy JWT), an
+// agent (its own bearer token) or nobody. Access is declared per context, never per route (DESIGN.md section 5):
+// a domain registers routes inside `ownerOnly(...)` or `publicAccess(...)`, and everything else is agent-or-owner.
+// One hook enforces it, and the tier of an agent holds for every write it sends.
 
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Sql } from 'postgres';
-import { findTokenOwner, type Tier } from '../domains/agents/store.ts';
 import type { AccessVerifier } from '../lib/access-jwt.ts';
+import { hubError } from '../lib/errors.ts';
 import { constantTimeEqual, hashToken } from '../lib/secrets.ts';
+
+export type Tier = 'read' | 'suggest' | 'owner';
+export type AccessLevel = 'public' | 'agentOrOwner' | 'owner';
+
+/**
+ * The routes anyone may call: the one list, held to the route table by a test. A route only becomes public by being
+ * registered in `publicAccess(...)` and named here; registering it in that context without naming it fails at start.
+ */
+export const publicRoutes: readonly string[] = [
+  'GET /api/healthz',
+  'GET /api/readyz',
+  'GET /api/version',
+  'GET /api/openapi.json',
+  'GET /api/docs',
+  'GET /api/docs/',
+  'GET /api/docs/*',
+  'GET /api/docs/static/*',
+  'GET /api/docs/json',
+  'GET /api/docs/yaml',
+  'GET /api/docs/initOAuth',
+  'GET /api/docs/uiConfig',
+  'GET /api/docs/static/index.html',
+  'GET /api/docs/static/swagger-initializer.js',
+  'GET /api/theme',
+  'POST /api/ingest/:service',
+];
+
+/** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */
+export interface TokenOwner {
+  token_id: string;
+  token_hash: Buffer;
+  agent_id: string;
+  name: string;
+  tier: Tier;
+  space_id: string | null;
+}
+export type FindTokenOwner = (hash: Buffer) => Promise<TokenOwner | undefined>;
 
 export type Principal =
   | { kind: 'owner'; via: 'token' | 'access'; email?: string }
@@ -16,7 +55,7 @@ export type Principal =
 export type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
 
 export interface AuthOptions {
-  sql: Sql;
+  findTokenOwner: FindTokenOwner;
   ownerToken: string;
   access: AccessVerifier | null;
   agentRateLimitPerMinute: number;
@@ -36,6 +75,12 @@ declare module 'fastify' {
     owner: Hook;
     agentOrOwner: Hook;
   }
+  interface FastifyContextConfig {
+    /** Set by the access context the route is registered in; absent means agent-or-owner. */
+    access?: AccessLevel;
+    /** A POST that only reads (the tool protocol, searches): read-tier agents may send it. */
+    readOnly?: boolean;
+  }
 }
 
 export const agentTokenPrefix = 'hub_agent';
@@ -47,11 +92,56 @@ function bearer(request: FastifyRequest): string | null | undefined {
   return match ? match[1] : null;
 }
 
-function fail(statusCode: number, message: string): Error {
-  return Object.assign(new Error(message), {
-    statusCode,
-    code: statusCode === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN',
-  });
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function routeKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+/** Registers `routes` in a context whose every route has `level`. */
+function withAccess(level: AccessLevel, routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+  return async (app, options) => {
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (level === 'public') {
+        const missing = methods.filter((method) => !publicRoutes.includes(routeKey(method, route.url)));
+        if (missing.length > 0) {
+          throw new Error(`${missing[0]} ${route.url} is registered as public but is not in publicRoutes`);
+        }
+      }
+      route.config = { ...route.config, access: level };
+    });
+    await routes(app, options);
+  };
+}
+
+/** Routes only the owner may call: an agent gets 403 OWNER_ONLY, nobody 401. */
+export function ownerOnly(routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+  return withAccess('owner', routes);
+}
+
+/** Routes anyone may call (each must be in publicRoutes); the principal is still identified when credentials come. */
+export function publicAccess(routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+  return withAccess('public', routes);
+}
+
+function unauthorized(request: FastifyRequest): Error {
+  return hubError('UNAUTHORIZED', request.badCredentials ? 'invalid credentials' : 'authentication required');
+}
+
+/** The one access check, run for every matched route. */
+async function enforceAccess(request: FastifyRequest): Promise<void> {
+  if (request.is404) return;
+  const config = request.routeOptions.config;
+  const level = config.access ?? 'agentOrOwner';
+  if (level === 'public') return;
+  const principal = request.principal;
+  if (!principal) throw unauthorized(request);
+  if (principal.kind === 'owner') return;
+  if (level === 'owner') throw hubError('OWNER_ONLY');
+  if (principal.tier === 'read' && !readMethods.has(request.method) && !config.readOnly) {
+    throw hubError('TIER_CANNOT_WRITE', principal.tier);
+  }
 }
 
 export default fp<AuthOptions>(
@@ -81,7 +171,7 @@ export default fp<AuthOptions>(
       }
       if (token?.startsWith(`${agentTokenPrefix}_`)) {
         const hash = hashToken(token);
-        const owner = await findTokenOwner(options.sql, hash);
+        const owner = await options.findTokenOwner(hash);
         if (owner && constantTimeEqual(owner.token_hash, hash)) {
           request.principal = {
             kind: 'agent',
@@ -98,16 +188,18 @@ export default fp<AuthOptions>(
     }
 
     app.addHook('onRequest', identify);
+    app.addHook('onRequest', enforceAccess);
 
+    // Kept while routes move into access contexts; enforceAccess already holds every route to its level.
     app.decorate('soft', async () => undefined);
     app.decorate('owner', async (request: FastifyRequest) => {
       if (request.principal?.kind === 'owner') return;
-      if (request.principal?.kind === 'agent') throw fail(403, 'this route is for the owner only');
-      throw fail(401, request.badCredentials ? 'invalid credentials' : 'authentication required');
+      if (request.principal?.kind === 'agent') throw hubError('OWNER_ONLY');
+      throw unauthorized(request);
     });
     app.decorate('agentOrOwner', async (request: FastifyRequest) => {
       if (request.principal) return;
-      throw fail(401, request.badCredentials ? 'invalid credentials' : 'authentication required');
+      throw unauthorized(request);
     });
 
     // Per-agent limit; the owner and anonymous callers are not counted here. Counted before the body is parsed

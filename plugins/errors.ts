@@ -1,13 +1,17 @@
-// One error handler for the whole API. Bodies keep Fastify's shape { statusCode, code, error, message };
-// database errors map to the status a client can act on; a 5xx says nothing specific (the log has the detail).
-
-import { STATUS_CODES } from 'node:http';
+// One error handler for the whole API. Bodies keep Fastify's shape { statusCode, code, error, message } and every
+// code comes from the catalogue (lib/errors.ts): a catalogued error is sent as declared, database errors map to the
+// status a client can act on with a message in words, and anything else gets the generic code of its status. A 5xx
+// says nothing specific unless it is our own catalogued error (the log has the detail).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { codeForStatus, type ErrorCode, errorBody, HubError, isErrorCode } from '../lib/errors.ts';
+
+export { errorBody };
 
 interface PostgresLikeError {
   code?: string;
   constraint_name?: string;
+  table_name?: string;
   detail?: string;
   column_name?: string;
 }
@@ -16,6 +20,7 @@ const connectionCodes = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
+  'EPIPE',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
@@ -31,32 +36,56 @@ const connectionCodes = new Set([
 
 export interface MappedError {
   statusCode: number;
-  code: string;
+  code: ErrorCode;
   message: string;
+}
+
+/** `spaces` → `space`, `source_docs` → `source document`: the row a table holds, in words. */
+function rowName(table: string | undefined): string {
+  if (!table) return 'record';
+  const words: Record<string, string> = { source_docs: 'source document', network_hosts: 'network host' };
+  if (words[table]) return words[table];
+  return table.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
+}
+
+/** `Key (name)=(Home) already exists.` → `a space named "Home" already exists`, never the constraint's name. */
+function duplicateMessage(error: PostgresLikeError): string {
+  const row = rowName(error.table_name);
+  const match = /^Key \((.+?)\)=\((.*)\) already exists\.?$/s.exec(error.detail ?? '');
+  if (!match) return `such a ${row} already exists`;
+  const [, columns, values] = match;
+  const names = columns.split(', ');
+  const parts = values.split(', ');
+  // Composite keys (space_id, url) name only what a person recognises: the text columns, not the ids.
+  const shown = names
+    .map((column, i) => ({ column, value: parts[i] }))
+    .filter(({ column }) => !column.endsWith('_id') && column !== 'id');
+  if (shown.length === 0) return `such a ${row} already exists`;
+  const said = shown
+    .map(({ column, value }) =>
+      column === 'name' ? `named "${value}"` : `with ${column.replace(/_/g, ' ')} "${value}"`,
+    )
+    .join(' and ');
+  return `a ${row} ${said} already exists${names.length > shown.length ? ' here' : ''}`;
 }
 
 /** Maps PostgreSQL and driver errors to HTTP; returns null for anything else. */
 export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
   const code = error.code ?? '';
-  if (code === '23505') {
-    return {
-      statusCode: 409,
-      code: 'UNIQUE_VIOLATION',
-      message: `already exists (${error.constraint_name ?? 'unique'})`,
-    };
-  }
+  if (code === '23505')
+    return { statusCode: 409, code: 'UNIQUE_VIOLATION', message: duplicateMessage(error) };
   if (code === '23503') {
     return {
       statusCode: 409,
       code: 'FOREIGN_KEY_VIOLATION',
-      message: `refers to or is referred to by a missing or dependent record (${error.constraint_name ?? 'foreign key'})`,
+      message: `the ${rowName(error.table_name)} refers to a missing record, or is still referred to by another`,
     };
   }
   if (code === '23001') {
     return {
       statusCode: 409,
       code: 'RESTRICT_VIOLATION',
-      message: `still in use (${error.constraint_name ?? 'restrict'})`,
+      message: `the ${rowName(error.table_name)} is still in use`,
     };
   }
   if (code === '22P02')
@@ -69,7 +98,7 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
     return {
       statusCode: 400,
       code: 'CHECK_VIOLATION',
-      message: `value not allowed (${error.constraint_name ?? 'check'})`,
+      message: `a ${rowName(error.table_name)} value is not allowed`,
     };
   if (code === '23502')
     return {
@@ -78,10 +107,19 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
       message: `${error.column_name ?? 'a field'} is required`,
     };
   if (code === '22001') return { statusCode: 400, code: 'VALUE_TOO_LONG', message: 'a value is too long' };
+  // 22021: a byte sequence PostgreSQL refuses in text (NUL); 22P05: an untranslatable character (lone surrogate).
+  if (code === '22021' || code === '22P05' || code === '22P06')
+    return {
+      statusCode: 400,
+      code: 'INVALID_INPUT',
+      message: 'a text value holds a character that cannot be stored',
+    };
   if (code === '22007' || code === '22008')
     return { statusCode: 400, code: 'INVALID_DATETIME', message: 'invalid date or time' };
+  if (code === '22003')
+    return { statusCode: 400, code: 'INVALID_INPUT', message: 'a number is out of range' };
   if (code === '40001' || code === '40P01')
-    return { statusCode: 409, code: 'CONFLICT', message: 'concurrent update, try again' };
+    return { statusCode: 409, code: 'CONCURRENT_UPDATE', message: 'concurrent update, try again' };
   if (code === '57014')
     return { statusCode: 503, code: 'STATEMENT_TIMEOUT', message: 'the database took too long to answer' };
   // 08: connection exceptions; 53: insufficient resources (too many connections, disk full, out of memory).
@@ -91,41 +129,53 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
   return null;
 }
 
-export function errorBody(statusCode: number, code: string, message: string) {
-  return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
-}
+/** Fastify's own errors that deserve a specific code rather than their status's. */
+const fastifyCodes: Record<string, ErrorCode> = {
+  FST_ERR_VALIDATION: 'VALIDATION_FAILED',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'INVALID_MULTIPART',
+  FST_MULTIPART_INVALID_CONTENT_TYPE: 'INVALID_MULTIPART',
+  FST_REQ_FILE_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_PARTS_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FILES_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FIELDS_LIMIT: 'PAYLOAD_TOO_LARGE',
+};
 
 /**
- * What a client may be told of an error: the status it can act on, a code and a message. Also used where errors
- * are answered outside a route's reply (tool results, recorded approval failures).
+ * What a client may be told of an error: the status it can act on, a catalogued code and a message. Also used where
+ * errors are answered outside a route's reply (tool results, recorded approval failures).
  */
 export function describeError(error: unknown): MappedError {
+  if (error instanceof HubError)
+    return { statusCode: error.statusCode, code: error.code, message: error.message };
   const err = error as FastifyError;
   const mapped = mapDatabaseError(err as PostgresLikeError);
-  let statusCode = mapped?.statusCode ?? err.statusCode ?? 500;
+  if (mapped) return mapped;
+  let statusCode = err?.validation ? 400 : (err?.statusCode ?? 500);
   if (statusCode < 400 || statusCode > 599) statusCode = 500;
-  // A code without a status is a library's (a SQLSTATE, a system error): internal, so not shown.
-  const code =
-    mapped?.code ?? (err.statusCode ? err.code : undefined) ?? (statusCode >= 500 ? 'INTERNAL' : 'ERROR');
-  // Only our own mapped 5xx messages are safe to show; anything else could carry SQL or internals.
-  const message = mapped?.message ?? (statusCode >= 500 ? 'internal error' : err.message);
-  return { statusCode, code, message };
+  // Only our own catalogued 5xx messages are safe to show; anything else could carry SQL or internals.
+  if (statusCode >= 500) return { statusCode, code: codeForStatus(statusCode), message: 'internal error' };
+  const code = err.validation
+    ? 'VALIDATION_FAILED'
+    : isErrorCode(err.code)
+      ? err.code
+      : (fastifyCodes[err.code] ?? codeForStatus(statusCode));
+  return { statusCode, code, message: err.message };
 }
 
 function handle(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const described = describeError(error);
-  let { statusCode, code } = described;
-
-  if (error.validation) {
-    statusCode = 400;
-    code = 'FST_ERR_VALIDATION';
-  }
-  if (statusCode >= 500) {
+  const { statusCode, code, message } = describeError(error);
+  if (statusCode >= 500 && !(error instanceof HubError) && code !== 'DATABASE_UNAVAILABLE') {
     request.log.error({ err: error }, 'request failed');
   } else if (statusCode !== 404) {
-    request.log.info({ statusCode, code, message: described.message }, 'request refused');
+    request.log.info({ statusCode, code, message }, 'request refused');
   }
-  const body: Record<string, unknown> = errorBody(statusCode, code, described.message);
+  const body: Record<string, unknown> = { ...errorBody(statusCode, code, message) };
+  if (error instanceof HubError && error.extra) Object.assign(body, error.extra);
   if (error.validation) body.validation = error.validation;
   if (statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
   return reply.status(statusCode).send(body);

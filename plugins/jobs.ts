@@ -1,49 +1,12 @@
 // Background jobs: graphile-worker, in-process by default (WORKER_MODE=separate leaves it to `npm run worker`).
-// Jobs are enqueued with SQL inside the caller's transaction, so a job exists exactly when its row does.
+// Jobs are added with worker/enqueue.ts inside the caller's transaction, so a job exists exactly when its row does.
 
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
-import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
-import { recordEnqueued } from '../domains/jobs/store.ts';
+import { Logger, parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
 import { closeSafeFetch } from '../lib/safe-fetch.ts';
+import { cronTickItem } from '../worker/cron.ts';
 import { startWorkerLiveness } from '../worker/liveness.ts';
-import type { Db } from './db.ts';
-
-export interface EnqueueOptions {
-  /** Deduplicates: a pending job with the same key is replaced rather than added again. */
-  jobKey?: string;
-  runAt?: Date;
-  maxAttempts?: number;
-  queueName?: string;
-  priority?: number;
-}
-
-export interface EnqueuedJob {
-  id: string;
-  task_identifier: string;
-}
-
-/** Adds a job with the caller's connection or transaction: it commits or rolls back with the caller's work. */
-export async function enqueue(
-  sql: Db,
-  task: string,
-  payload: unknown,
-  options: EnqueueOptions = {},
-): Promise<EnqueuedJob> {
-  const [job] = await sql<{ id: string; key: string | null; max_attempts: number }[]>`
-    select id::text, key, max_attempts from graphile_worker.add_job(
-      identifier => ${task},
-      payload => ${sql.json((payload ?? {}) as never)}::json,
-      queue_name => ${options.queueName ?? null},
-      run_at => ${options.runAt ?? null},
-      max_attempts => ${options.maxAttempts ?? null},
-      job_key => ${options.jobKey ?? null},
-      priority => ${options.priority ?? null}
-    )`;
-  // The jobs API lists it from now on, in the same transaction (graphile-worker forgets completed jobs).
-  await recordEnqueued(sql, { id: job.id, task, payload, job_key: job.key, max_attempts: job.max_attempts });
-  return { id: job.id, task_identifier: task };
-}
 
 export function workerLogger(log: FastifyBaseLogger): Logger {
   return new Logger((scope) => (level, message, meta) => {
@@ -64,6 +27,8 @@ export interface WorkerOptions {
   taskList: TaskList;
   concurrency: number;
   log: FastifyBaseLogger;
+  /** Run the cron registry's minute tick (off in tests that drive recurring work themselves). */
+  cron: boolean;
 }
 
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
@@ -76,7 +41,7 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
       concurrency: options.concurrency,
       noHandleSignals: true,
       pollInterval: 1000,
-      parsedCronItems: [],
+      parsedCronItems: options.cron ? parseCronItems([cronTickItem]) : [],
       logger: workerLogger(options.log),
       preset: { plugins: [liveness.plugin] },
     });

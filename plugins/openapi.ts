@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { ErrorResponse } from '../lib/schemas.ts';
+import { publicAccess } from './auth.ts';
 
 interface Parameter {
   in: string;
@@ -49,8 +50,12 @@ export default fp<{ version: string }>(
       transformObject: (document) =>
         'openapiObject' in document ? optionalDefaults(document.openapiObject) : document.swaggerObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
-    app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await app.register(
+      publicAccess(async (docs) => {
+        await docs.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+        docs.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      }),
+    );
   },
-  { name: 'openapi' },
+  { name: 'openapi', dependencies: ['auth'] },
 );

@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
 import t from 'tap';
-import { enqueue } from '../plugins/jobs.ts';
+import { addJob } from '../worker/enqueue.ts';
 import { readClusterState, withDatabase } from './helpers/cluster.ts';
 import {
   freePort,
@@ -219,7 +219,7 @@ t.test('WORKER_MODE=separate leaves the jobs to `npm run worker`', async (t) => 
   t.equal(await listeningWorkers(sql), 0, 'the hub runs no worker');
   await sql`create table test_job_records (note text not null)`;
   const note = randomBytes(4).toString('hex');
-  const job = await enqueue(sql, 'test.record', { note });
+  const job = await addJob(sql, 'test.record', { note });
   const [waiting] = await sql`select attempts from graphile_worker.jobs where id = ${job.id}`;
   t.same(waiting, { attempts: 0 }, 'the enqueued job waits');
 

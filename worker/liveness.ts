@@ -12,7 +12,7 @@ import {
   recoverDeadWorkerJobs,
   registerWorkerPool,
   registerWorkerProcess,
-} from '../domains/jobs/store.ts';
+} from './records.ts';
 
 declare global {
   namespace GraphileConfig {

@@ -73,12 +73,13 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     process.exit(1);
   }
 
-  const taskList = buildTaskList({ sql, config }, extraTasks);
+  const taskList = buildTaskList({ sql, config }, { extra: extraTasks });
   const runner = await startWorker({
     connectionString: url,
     taskList,
     concurrency: config.workerConcurrency,
     log,
+    cron: true,
   });
   stopRunner = () => runner.stop();
   log.info(

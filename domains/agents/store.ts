@@ -1,7 +1,8 @@
+import type { Tier, TokenOwner } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { AgentInput, AgentPatch } from './schema.ts';
 
-export type Tier = 'read' | 'suggest' | 'owner';
+export type { Tier };
 
 export interface AgentRow {
   id: string;
@@ -109,15 +110,6 @@ export async function revokeToken(sql: Db, id: string): Promise<TokenRow | undef
   const [row] = await sql<TokenRow[]>`
     update agent_tokens set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning ${sql(tokenColumns)}`;
   return row;
-}
-
-export interface TokenOwner {
-  token_id: string;
-  token_hash: Buffer;
-  agent_id: string;
-  name: string;
-  tier: Tier;
-  space_id: string | null;
 }
 
 /** The active agent behind a token hash: token neither revoked nor expired, agent not disabled. */

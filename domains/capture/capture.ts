@@ -2,9 +2,9 @@
 // key maps to exactly one capture and one job however many requests race with it.
 import type { Config } from '../../config.ts';
 import type { Sql } from '../../plugins/db.ts';
-import { enqueue } from '../../plugins/jobs.ts';
+import { enqueue } from '../../worker/enqueue.ts';
 import { type CaptureTask, taskFor } from './routing.ts';
-import type { CaptureAccepted } from './schema.ts';
+import type { CaptureAccepted, IngestPayload } from './schema.ts';
 import { type CaptureRow, findCaptureByKey, insertCapture, setCaptureJob } from './store.ts';
 
 export interface CaptureRequest {
@@ -15,17 +15,6 @@ export interface CaptureRequest {
   title?: string | null;
   via: 'api' | 'webhook';
   tags?: string[];
-}
-
-/** What ingest.url and ingest.video receive. */
-export interface IngestPayload {
-  capture_id: string;
-  url: string;
-  space_id: string;
-  title: string | null;
-  origin: 'url' | 'webhook' | 'video';
-  tags?: string[];
-  captured_at: string;
 }
 
 export interface CaptureResult {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
-import { agentCanReachSpace } from '../../plugins/auth.ts';
+import { agentCanReachSpace, publicAccess } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
 import { insertSourceDoc } from '../source-docs/store.ts';
 import { acceptedBody, capture } from './capture.ts';
@@ -289,7 +289,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     );
   };
-  await app.register(webhookRoutes);
+  await app.register(publicAccess(webhookRoutes));
 };
 
 export default plugin;

@@ -6,23 +6,11 @@ import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
 import { upsertSourceDocByUrl } from '../source-docs/store.ts';
-import type { IngestPayload } from './capture.ts';
 import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from './extract.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
+import type { IngestPayload } from './schema.ts';
 import { completeCapture, failCapture, spaceExists } from './store.ts';
 import { fetchOembed, runTranscriptCommand } from './video.ts';
-
-function payloadOf(raw: unknown): IngestPayload {
-  const payload = raw as Partial<IngestPayload> | null;
-  if (
-    typeof payload?.capture_id !== 'string' ||
-    typeof payload.url !== 'string' ||
-    typeof payload.space_id !== 'string'
-  ) {
-    throw new PermanentJobError('malformed ingest payload: capture_id, url and space_id are required');
-  }
-  return payload as IngestPayload;
-}
 
 function titleFromUrl(url: string): string {
   const parsed = new URL(url);
@@ -130,8 +118,7 @@ async function store(
 type Ingest = (deps: JobDeps, payload: IngestPayload) => Promise<void>;
 
 function executor(deps: JobDeps, ingest: Ingest) {
-  return async (raw: unknown, helpers: JobHelpers) => {
-    const payload = payloadOf(raw);
+  return async (payload: IngestPayload, helpers: JobHelpers) => {
     try {
       if (!(await spaceExists(deps.sql, payload.space_id))) {
         throw new PermanentJobError(`the space ${payload.space_id} no longer exists`);

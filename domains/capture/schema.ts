@@ -28,6 +28,21 @@ export const CaptureTaskName = Type.Union([Type.Literal('ingest.url'), Type.Lite
     'ingest.video for youtube.com, www.youtube.com, m.youtube.com and youtu.be; ingest.url otherwise',
 });
 
+/** What ingest.url and ingest.video receive. */
+export const IngestPayload = Type.Object(
+  {
+    capture_id: Uuid,
+    url: Type.String({ minLength: 1 }),
+    space_id: Uuid,
+    title: Type.Union([Type.String(), Type.Null()]),
+    origin: Type.Union([Type.Literal('url'), Type.Literal('webhook'), Type.Literal('video')]),
+    tags: Type.Optional(Type.Array(Type.String())),
+    captured_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+export type IngestPayload = Static<typeof IngestPayload>;
+
 export const CaptureAccepted = Type.Object(
   {
     capture_id: Uuid,

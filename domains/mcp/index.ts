@@ -56,7 +56,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/mcp',
     {
-      onRequest: app.agentOrOwner,
+      // Tools that write check the tier themselves (a read-tier agent may still call every read tool).
+      config: { readOnly: true },
       schema: {
         tags,
         summary: 'The tool protocol: MCP over Streamable HTTP (stateless, JSON responses)',
@@ -78,7 +79,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     app.route({
       method,
       url: '/mcp',
-      onRequest: app.agentOrOwner,
+      config: { readOnly: true },
       schema: {
         tags,
         summary: `${method} is not offered: the tool protocol is stateless (no sessions, no server stream)`,

@@ -4,6 +4,7 @@
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
+import type { ErrorCode } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
@@ -101,7 +102,7 @@ export async function applyDirect(
 
 export type Approval =
   | { ok: true; change: PendingChangeRow; result: WriteResult }
-  | { ok: false; statusCode: number; code: string; message: string; change: PendingChangeRow | null };
+  | { ok: false; statusCode: number; code: ErrorCode; message: string; change: PendingChangeRow | null };
 
 function writeOf(change: PendingChangeRow): EntityWrite {
   return {
@@ -130,7 +131,7 @@ export async function approveChange(
       return {
         ok: false,
         statusCode: 404,
-        code: 'NOT_FOUND',
+        code: 'PENDING_CHANGE_NOT_FOUND',
         message: 'pending change not found',
         change: null,
       };

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { definitionOf, writeSetting } from './registry.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
 const tags = ['settings'];
@@ -52,7 +53,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref('Setting'), ...errors(400, 401, 403) },
       },
     },
-    async (request) => putSetting(app.sql, request.params.key, request.body.value),
+    async (request) => {
+      const definition = definitionOf(request.params.key);
+      if (definition) return writeSetting(app.sql, definition, request.body.value);
+      return putSetting(app.sql, request.params.key, request.body.value);
+    },
   );
 
   app.delete(

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pendingMigrations } from '../../lib/migrate.ts';
 import { version } from '../../lib/version.ts';
-import { countLiveWorkerProcesses } from '../jobs/store.ts';
+import { publicAccess } from '../../plugins/auth.ts';
+import { countLiveWorkerProcesses } from '../../worker/records.ts';
 
 const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
@@ -80,4 +81,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default publicAccess(plugin);

@@ -2,27 +2,13 @@
 // Reading is open, since the UI applies the palette at boot before anyone signs in; writes are the owner's.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { deleteSetting, getSetting, putSetting } from '../settings/store.ts';
+import { publicAccess } from '../../plugins/auth.ts';
+import { readSetting, resetSetting, writeSetting } from '../settings/registry.ts';
+import { type ColourName, colourNames, defaultPalette, hexColourPattern, themeSetting } from './setting.ts';
 
-export const defaultPalette = {
-  background: '#0f1115',
-  surface: '#171a21',
-  surface_alt: '#1f232c',
-  border: '#2c313c',
-  text: '#e6e8ee',
-  text_muted: '#9aa3b2',
-  accent: '#4f9cf9',
-  accent_alt: '#a77bf3',
-  success: '#3fb950',
-  warning: '#d29922',
-  danger: '#f85149',
-  info: '#39c5cf',
-} as const;
-
-export type ColourName = keyof typeof defaultPalette;
-const colourNames = Object.keys(defaultPalette) as ColourName[];
-const hexColour = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+const hexColour = new RegExp(hexColourPattern);
 
 const Palette = Type.Object(
   Object.fromEntries(colourNames.map((name) => [name, Type.String()])) as Record<
@@ -43,35 +29,16 @@ type Overrides = Static<typeof Overrides>;
 function validOverrides(input: Overrides): Record<string, string> {
   for (const [key, value] of Object.entries(input)) {
     if (!(colourNames as string[]).includes(key)) {
-      throw Object.assign(new Error(`unknown colour "${key}"; known: ${colourNames.join(', ')}`), {
-        statusCode: 400,
-        code: 'UNKNOWN_COLOUR',
-      });
+      throw hubError('UNKNOWN_COLOUR', `unknown colour "${key}"; known: ${colourNames.join(', ')}`);
     }
     if (typeof value !== 'string' || !hexColour.test(value)) {
-      throw Object.assign(
-        new Error(`colour "${key}" must be a hex colour like #rgb or #rrggbb (got ${JSON.stringify(value)})`),
-        {
-          statusCode: 400,
-          code: 'INVALID_COLOUR',
-        },
+      throw hubError(
+        'INVALID_COLOUR',
+        `colour "${key}" must be a hex colour like #rgb or #rrggbb (got ${JSON.stringify(value)})`,
       );
     }
   }
   return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, String(value).toLowerCase()]));
-}
-
-/** The stored overrides that are still valid: the setting can also be written through /api/settings/theme. */
-function storedOverrides(value: unknown): Record<string, string> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(
-        ([key, colour]) =>
-          (colourNames as string[]).includes(key) && typeof colour === 'string' && hexColour.test(colour),
-      )
-      .map(([key, colour]) => [key, String(colour).toLowerCase()]),
-  );
 }
 
 const tags = ['theme'];
@@ -80,20 +47,24 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Theme);
 
   async function current() {
-    const overrides = storedOverrides(await getSetting(app.sql, 'theme'));
+    const overrides = await readSetting(app.sql, themeSetting);
     return { palette: { ...defaultPalette, ...overrides }, overrides };
   }
 
-  app.get(
-    '/theme',
-    {
-      schema: {
-        tags,
-        summary: 'The palette (defaults merged with overrides)',
-        response: { 200: Type.Ref('Theme') },
-      },
-    },
-    current,
+  await app.register(
+    publicAccess(async (open) => {
+      open.get(
+        '/theme',
+        {
+          schema: {
+            tags,
+            summary: 'The palette (defaults merged with overrides)',
+            response: { 200: Type.Ref('Theme') },
+          },
+        },
+        current,
+      );
+    }),
   );
 
   const writeSchema = (summary: string) => ({
@@ -107,7 +78,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.put('/theme', writeSchema('Replace the overrides'), async (request) => {
-    await putSetting(app.sql, 'theme', validOverrides(request.body));
+    await writeSetting(app.sql, themeSetting, validOverrides(request.body));
     return current();
   });
 
@@ -116,8 +87,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     await app.sql.begin(async (tx) => {
       // The row lock keeps two concurrent merges from losing each other's colours.
       await tx`select 1 from app_settings where key = 'theme' for update`;
-      const existing = storedOverrides(await getSetting(tx, 'theme'));
-      await putSetting(tx, 'theme', { ...existing, ...merged });
+      const existing = await readSetting(tx, themeSetting);
+      await writeSetting(tx, themeSetting, { ...existing, ...merged });
     });
     return current();
   });
@@ -133,7 +104,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      await deleteSetting(app.sql, 'theme');
+      await resetSetting(app.sql, themeSetting);
       return current();
     },
   );

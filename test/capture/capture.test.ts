@@ -177,7 +177,15 @@ t.test('agents capture into the spaces in their scope; the owner anywhere', asyn
   const home = await createSpace(ta, 'Home');
   const work = await createSpace(ta, 'Work');
   const scoped = await createAgent(ta, { tier: 'suggest', space_id: home.id });
-  const unscoped = await createAgent(ta, { tier: 'read' });
+  const unscoped = await createAgent(ta, { tier: 'owner' });
+  const reader = await createAgent(ta, { tier: 'read' });
+  const refused = await ta.asAgent(reader.token, {
+    method: 'POST',
+    url: '/api/capture',
+    payload: { url: 'https://example.org/r1', idempotency_key: 'r1' },
+  });
+  t.equal(refused.statusCode, 403);
+  t.equal(refused.json().code, 'TIER_CANNOT_WRITE', 'a read-tier agent never writes, captures included');
 
   const inScope = await ta.asAgent(scoped.token, {
     method: 'POST',

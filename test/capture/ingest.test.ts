@@ -306,6 +306,7 @@ t.test('a space deleted before its job ran fails the job for good', async (t) =>
     taskList: buildTaskList({ sql: ta.sql, config: ta.config }),
     concurrency: 1,
     log: ta.app.log,
+    cron: false,
   });
   t.teardown(() => runner.stop());
   const job = await settled(ta, captured.job_id);

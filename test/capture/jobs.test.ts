@@ -2,14 +2,14 @@
 // retention, and the recovery of jobs locked by a worker process that died.
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { addJob } from '../../worker/enqueue.ts';
+import { PermanentJobError } from '../../worker/errors.ts';
 import {
   pruneJobRecords,
   recoverDeadWorkerJobs,
   registerWorkerPool,
   registerWorkerProcess,
-} from '../../domains/jobs/store.ts';
-import { enqueue } from '../../plugins/jobs.ts';
-import { PermanentJobError } from '../../worker/errors.ts';
+} from '../../worker/records.ts';
 import { createAgent, type TestApp, testApp } from '../helpers/app.ts';
 import { settled } from './helpers.ts';
 
@@ -37,8 +37,8 @@ function tasks(control: Control) {
   };
 }
 
-async function add(ta: TestApp, task: string, payload: unknown, options: Parameters<typeof enqueue>[3] = {}) {
-  return (await enqueue(ta.sql, task, payload, options)).id;
+async function add(ta: TestApp, task: string, payload: unknown, options: Parameters<typeof addJob>[3] = {}) {
+  return (await addJob(ta.sql, task, payload, options)).id;
 }
 
 function get(ta: TestApp, url: string) {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { defaultPalette } from '../../domains/theme/index.ts';
+import { defaultPalette } from '../../domains/theme/setting.ts';
 import { createAgent, testApp } from '../helpers/app.ts';
 
 const colourNames = [
@@ -92,19 +92,27 @@ t.test('bad colours and unknown keys are refused, naming the key', async (t) => 
   );
 });
 
-t.test('a theme setting written by hand does not break the palette', async (t) => {
+t.test('the theme setting is typed: /api/settings/theme refuses what is not a palette', async (t) => {
   const ta = await testApp(t);
   const put = await ta.asOwner({
     method: 'PUT',
     url: '/api/settings/theme',
     payload: { value: { accent: '#123', sparkle: '#fff', text: 'red', danger: 7 } },
   });
-  t.equal(put.statusCode, 200);
+  t.equal(put.statusCode, 400);
+  t.equal(put.json().code, 'SETTING_INVALID');
+  const valid = await ta.asOwner({
+    method: 'PUT',
+    url: '/api/settings/theme',
+    payload: { value: { accent: '#123' } },
+  });
+  t.equal(valid.statusCode, 200);
   const theme = await ta.anon({ method: 'GET', url: '/api/theme' });
   t.equal(theme.statusCode, 200);
   t.same(theme.json(), { palette: { ...defaultPalette, accent: '#123' }, overrides: { accent: '#123' } });
 
-  await ta.asOwner({ method: 'PUT', url: '/api/settings/theme', payload: { value: 'not a palette' } });
+  // A value stored before the schema existed reads as the default, never as a broken palette.
+  await ta.sql`update app_settings set value = '"not a palette"'::jsonb where key = 'theme'`;
   t.same((await ta.anon({ method: 'GET', url: '/api/theme' })).json(), {
     palette: defaultPalette,
     overrides: {},

@@ -54,6 +54,8 @@ export interface TestAppOptions {
   /** Run the job worker in this process (default off: enqueue only). */
   worker?: boolean;
   extraTasks?: TaskList;
+  /** Run the cron registry's minute tick with the worker (default off: tests drive recurring work themselves). */
+  cron?: boolean;
   /** Receives the pool's warnings (dropped connections). */
   dbLog?: DbLogger;
 }
@@ -87,6 +89,7 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     ownerToken,
     worker: options.worker ? 'in-process' : 'off',
     extraTasks: options.extraTasks,
+    cron: options.cron ?? false,
   });
   await app.ready();
   t.teardown(async () => {

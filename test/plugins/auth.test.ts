@@ -281,7 +281,7 @@ t.test('the owner manages agents; agents may not', async (t) => {
       ...(payload ? { payload } : {}),
     });
     t.equal(response.statusCode, 403, `agent: ${method} ${url}`);
-    t.equal(response.json().code, 'FORBIDDEN');
+    t.equal(response.json().code, 'OWNER_ONLY');
   }
   const [{ agents }] = await ta.sql<{ agents: number }[]>`select count(*)::int as agents from agents`;
   t.equal(agents, 2, 'the refused agent calls changed nothing');
@@ -358,7 +358,7 @@ t.test('soft auth: owner-only routes say 401 or 403, open routes stay open', asy
   t.equal(asAgent.statusCode, 403, 'an agent');
   t.same(asAgent.json(), {
     statusCode: 403,
-    code: 'FORBIDDEN',
+    code: 'OWNER_ONLY',
     error: 'Forbidden',
     message: 'this route is for the owner only',
   });

@@ -144,10 +144,14 @@ t.test('mapDatabaseError', async (t) => {
   for (const [error, status] of cases) {
     t.equal(mapDatabaseError(error)?.statusCode ?? null, status, `${error.code ?? 'no code'} → ${status}`);
   }
-  t.match(
-    mapDatabaseError({ code: '23505', constraint_name: 'spaces_name_key' })?.message,
-    'spaces_name_key',
-  );
+  const duplicate = mapDatabaseError({
+    code: '23505',
+    constraint_name: 'spaces_name_key',
+    table_name: 'spaces',
+    detail: 'Key (name)=(Home) already exists.',
+  });
+  t.equal(duplicate?.message, 'a space named "Home" already exists', 'what clashed, in words');
+  t.notMatch(duplicate?.message, 'spaces_name_key', 'never the constraint name');
 });
 
 t.test('a database that goes away answers 503, not 500', async (t) => {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Task } from 'graphile-worker';
 import t from 'tap';
 import { safeFetch } from '../../lib/safe-fetch.ts';
-import { enqueue } from '../../plugins/jobs.ts';
+import { addJob } from '../../worker/enqueue.ts';
 import { testApp } from '../helpers/app.ts';
 import { until } from '../helpers/process.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -22,7 +22,7 @@ t.test('a job enqueued in a transaction exists exactly when the transaction comm
   const rolledBack = await ta.sql
     .begin(async (tx) => {
       await tx`insert into spaces (name) values ('rolled back')`;
-      await enqueue(tx, 'test.record', { note: 'rolled back' });
+      await addJob(tx, 'test.record', { note: 'rolled back' });
       throw new Error('changed my mind');
     })
     .catch((error: Error) => error.message);
@@ -35,7 +35,7 @@ t.test('a job enqueued in a transaction exists exactly when the transaction comm
 
   const job = await ta.sql.begin(async (tx) => {
     await tx`insert into spaces (name) values ('committed')`;
-    return enqueue(tx, 'test.record', { note: 'committed' });
+    return addJob(tx, 'test.record', { note: 'committed' });
   });
   t.match(job, { id: /^\d+$/, task_identifier: 'test.record' });
   const rows = await until('the job to run', async () => {
@@ -56,13 +56,13 @@ t.test('a job enqueued in a transaction exists exactly when the transaction comm
 
 t.test('a job key keeps one pending job', async (t) => {
   const ta = await testApp(t);
-  const first = await enqueue(ta.sql, 'test.record', { note: 'first' }, { jobKey: 'refresh:home' });
-  const second = await enqueue(ta.sql, 'test.record', { note: 'second' }, { jobKey: 'refresh:home' });
+  const first = await addJob(ta.sql, 'test.record', { note: 'first' }, { jobKey: 'refresh:home' });
+  const second = await addJob(ta.sql, 'test.record', { note: 'second' }, { jobKey: 'refresh:home' });
   t.equal(second.id, first.id, 'the same job');
   const jobs = await ta.sql<{ key: string; note: string }[]>`
     select key, payload->>'note' as note from graphile_worker._private_jobs where key = 'refresh:home'`;
   t.same(jobs, [{ key: 'refresh:home', note: 'second' }], 'one job, with the latest payload');
-  await enqueue(ta.sql, 'test.record', { note: 'other' }, { jobKey: 'refresh:work' });
+  await addJob(ta.sql, 'test.record', { note: 'other' }, { jobKey: 'refresh:work' });
   const [{ count }] = await ta.sql<{ count: number }[]>`
     select count(*)::int as count from graphile_worker.jobs where task_identifier = 'test.record'`;
   t.equal(count, 2, 'another key is another job');
@@ -111,7 +111,7 @@ t.test('a job still fetching at shutdown leaves no guarded connection open', asy
   };
   const ta = await testApp(t, { worker: true, extraTasks: { 'test.fetch-later': fetchLater } });
   await ta.sql`create table test_job_records (note text not null)`;
-  await enqueue(ta.sql, 'test.fetch-later', {});
+  await addJob(ta.sql, 'test.fetch-later', {});
   await running;
 
   // The job fetches only once the worker is being stopped, i.e. after the domains have closed.

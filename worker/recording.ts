@@ -1,10 +1,16 @@
 // Keeps job_records in step with what the worker does: every task executor of every domain is wrapped here, so a
 // job shows as running, completed or failed (with its last error) without the domains doing anything.
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
-import type { Config } from '../../config.ts';
-import type { Sql } from '../../plugins/db.ts';
-import { PermanentJobError } from '../../worker/errors.ts';
-import { exhaustAttempts, pruneJobRecords, recordCompleted, recordFailure, recordRunning } from './store.ts';
+import type { Config } from '../config.ts';
+import type { Sql } from '../plugins/db.ts';
+import { PermanentJobError } from './errors.ts';
+import {
+  exhaustAttempts,
+  pruneJobRecords,
+  recordCompleted,
+  recordFailure,
+  recordRunning,
+} from './records.ts';
 
 export interface RecordingDeps {
   sql: Sql;

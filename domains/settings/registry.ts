@@ -1,0 +1,66 @@
+// The typed settings: every key a domain declares (lib/settings.ts), gathered here, and the one place that reads and
+// writes them. A value is checked against its key's schema when written, so reading never has to re-filter it; a
+// stored value that no longer fits (written before its schema existed) reads as the default. Keys not declared here
+// stay free-form JSON on purpose: the spec's generic key-value store, for the owner's own scripts.
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { hubError } from '../../lib/errors.ts';
+import type { SettingDefinition } from '../../lib/settings.ts';
+import type { Db } from '../../plugins/db.ts';
+import { themeSetting } from '../theme/setting.ts';
+import { deleteSetting, getSetting, putSetting, type SettingRow } from './store.ts';
+
+export const settingDefinitions: readonly SettingDefinition[] = [themeSetting];
+
+const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
+const checkers = new Map<string, ReturnType<typeof Compile>>();
+
+export function definitionOf(key: string): SettingDefinition | undefined {
+  return byKey.get(key);
+}
+
+function checker(definition: SettingDefinition) {
+  let compiled = checkers.get(definition.key);
+  if (!compiled) {
+    compiled = Compile(definition.schema);
+    checkers.set(definition.key, compiled);
+  }
+  return compiled;
+}
+
+/** The value when it fits the key's schema; otherwise a 400 SETTING_INVALID naming the field. */
+export function checkSetting<Schema extends TSchema>(
+  definition: SettingDefinition<Schema>,
+  value: unknown,
+): Static<Schema> {
+  const compiled = checker(definition);
+  if (compiled.Check(value)) return value as Static<Schema>;
+  const [first] = compiled.Errors(value);
+  const field = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(the value)';
+  throw hubError(
+    'SETTING_INVALID',
+    `setting "${definition.key}": ${field} ${first?.message ?? 'does not fit the schema'}`,
+  );
+}
+
+export async function readSetting<Schema extends TSchema>(
+  sql: Db,
+  definition: SettingDefinition<Schema>,
+): Promise<Static<Schema>> {
+  const stored = await getSetting<unknown>(sql, definition.key);
+  if (stored === undefined || !checker(definition).Check(stored)) return definition.defaultValue();
+  return stored as Static<Schema>;
+}
+
+export async function writeSetting<Schema extends TSchema>(
+  sql: Db,
+  definition: SettingDefinition<Schema>,
+  value: unknown,
+): Promise<SettingRow> {
+  return putSetting(sql, definition.key, checkSetting(definition, value));
+}
+
+/** Back to the default: the stored value is removed. */
+export async function resetSetting(sql: Db, definition: SettingDefinition): Promise<void> {
+  await deleteSetting(sql, definition.key);
+}

@@ -1,0 +1,173 @@
+// The catalogue of every error the API sends: a stable code, its status and a message template. Every domain throws
+// these (`throw hubError('PAGE_NOT_FOUND', id)`), so a client can act on the code alone, the OpenAPI document lists
+// the codes as an enum, and the error handler never has to invent one. Where nothing more specific applies, the code
+// follows the status (BAD_REQUEST, NOT_FOUND, CONFLICT ...). Add an entry here, in its section, before throwing it.
+import { STATUS_CODES } from 'node:http';
+
+interface Entry<Params extends unknown[]> {
+  status: number;
+  message: (...params: Params) => string;
+}
+
+function entry<Params extends unknown[]>(
+  status: number,
+  message: (...params: Params) => string,
+): Entry<Params> {
+  return { status, message };
+}
+
+const detail = (text: string) => text;
+const notFound = (what: string) => entry(404, (id: string) => `${what} ${id} not found`);
+
+const catalogue = {
+  // By status, where nothing more specific applies.
+  BAD_REQUEST: entry(400, detail),
+  UNAUTHORIZED: entry(401, (text = 'authentication required') => text),
+  FORBIDDEN: entry(403, detail),
+  NOT_FOUND: entry(404, detail),
+  METHOD_NOT_ALLOWED: entry(405, detail),
+  NOT_ACCEPTABLE: entry(406, detail),
+  CONFLICT: entry(409, detail),
+  PRECONDITION_FAILED: entry(412, detail),
+  PAYLOAD_TOO_LARGE: entry(413, detail),
+  UNSUPPORTED_MEDIA_TYPE: entry(415, detail),
+  UNPROCESSABLE: entry(422, detail),
+  RATE_LIMITED: entry(429, detail),
+  INTERNAL: entry(500, () => 'internal error'),
+  BAD_GATEWAY: entry(502, detail),
+  SERVICE_UNAVAILABLE: entry(503, detail),
+  GATEWAY_TIMEOUT: entry(504, detail),
+
+  // Input.
+  VALIDATION_FAILED: entry(400, detail),
+  INVALID_JSON: entry(400, detail),
+  INVALID_MULTIPART: entry(400, detail),
+  INVALID_INPUT: entry(400, detail),
+  INVALID_DATETIME: entry(400, () => 'invalid date or time'),
+  VALUE_TOO_LONG: entry(400, () => 'a value is too long'),
+  NOT_NULL_VIOLATION: entry(400, (field: string) => `${field} is required`),
+  CHECK_VIOLATION: entry(400, detail),
+  JSON_TOO_DEEP: entry(
+    400,
+    (field: string, limit: number) => `${field} is nested deeper than ${limit} levels`,
+  ),
+
+  // Access.
+  OWNER_ONLY: entry(403, () => 'this route is for the owner only'),
+  TIER_CANNOT_WRITE: entry(403, (tier: string) => `an agent at the ${tier} tier cannot write`),
+  OUT_OF_SCOPE: entry(403, detail),
+  SIGNATURE_INVALID: entry(401, detail),
+  ORIGIN_REFUSED: entry(403, detail),
+
+  // Database states a client can act on.
+  UNIQUE_VIOLATION: entry(409, detail),
+  FOREIGN_KEY_VIOLATION: entry(409, detail),
+  RESTRICT_VIOLATION: entry(409, detail),
+  CONCURRENT_UPDATE: entry(409, () => 'concurrent update, try again'),
+  DATABASE_UNAVAILABLE: entry(503, () => 'the database is unavailable'),
+  STATEMENT_TIMEOUT: entry(503, () => 'the database took too long to answer'),
+  SHUTTING_DOWN: entry(503, () => 'the service is shutting down'),
+
+  // Knowledge store.
+  SPACE_NOT_FOUND: notFound('space'),
+  PAGE_NOT_FOUND: notFound('page'),
+  PROJECT_NOT_FOUND: notFound('project'),
+  TASK_NOT_FOUND: notFound('task'),
+  REF_NOT_FOUND: notFound('ref'),
+  SOURCE_DOC_NOT_FOUND: notFound('source document'),
+  RESOURCE_NOT_FOUND: notFound('resource'),
+  NETWORK_HOST_NOT_FOUND: notFound('network host'),
+  SETTING_NOT_FOUND: entry(404, (key: string) => `no setting "${key}"`),
+  SETTING_INVALID: entry(400, detail),
+  UNKNOWN_COLOUR: entry(400, detail),
+  INVALID_COLOUR: entry(400, detail),
+
+  // Agents and governance.
+  AGENT_NOT_FOUND: notFound('agent'),
+  AGENT_TOKEN_NOT_FOUND: notFound('agent token'),
+  PENDING_CHANGE_NOT_FOUND: notFound('pending change'),
+  NOT_PENDING: entry(409, detail),
+  NOT_UPSERTABLE: entry(400, detail),
+
+  // Capture and jobs.
+  CAPTURE_NOT_FOUND: notFound('capture'),
+  JOB_NOT_FOUND: notFound('job'),
+  JOB_NOT_RETRYABLE: entry(409, detail),
+  JOB_RUNNING: entry(409, detail),
+  URL_REFUSED: entry(400, detail),
+  IDEMPOTENCY_KEY_REUSED: entry(409, detail),
+  WEBHOOK_DISABLED: entry(503, detail),
+  UNKNOWN_SERVICE: entry(404, detail),
+} satisfies Record<string, Entry<never[]>>;
+
+type Catalogue = typeof catalogue;
+export type ErrorCode = keyof Catalogue;
+export type ErrorParams<C extends ErrorCode> = Parameters<Catalogue[C]['message']>;
+
+/** Every code the API can send, for the OpenAPI error schema. */
+export const errorCodes = Object.keys(catalogue) as ErrorCode[];
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(catalogue, code);
+}
+
+export function statusOf(code: ErrorCode): number {
+  return catalogue[code].status;
+}
+
+/** A catalogued error: what the error handler answers with, status and code as declared. */
+export class HubError extends Error {
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  /** Extra fields for the body (validation details, the pending change a conflict is about ...). */
+  readonly extra: Record<string, unknown> | undefined;
+  constructor(code: ErrorCode, message: string, extra?: Record<string, unknown>) {
+    super(message);
+    this.name = 'HubError';
+    this.code = code;
+    this.statusCode = catalogue[code].status;
+    this.extra = extra;
+  }
+}
+
+export function hubError<C extends ErrorCode>(code: C, ...params: ErrorParams<C>): HubError {
+  const message = (catalogue[code].message as (...args: ErrorParams<C>) => string)(...params);
+  return new HubError(code, message);
+}
+
+/** The same error with extra body fields. */
+export function hubErrorWith<C extends ErrorCode>(
+  extra: Record<string, unknown>,
+  code: C,
+  ...params: ErrorParams<C>
+): HubError {
+  const error = hubError(code, ...params);
+  return new HubError(error.code, error.message, extra);
+}
+
+const byStatus: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE',
+  429: 'RATE_LIMITED',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+};
+
+/** The generic code of a status: what an error that names no catalogued code is sent with. */
+export function codeForStatus(status: number): ErrorCode {
+  return byStatus[status] ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST');
+}
+
+export function errorBody(statusCode: number, code: ErrorCode, message: string) {
+  return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
+}

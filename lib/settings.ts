@@ -1,0 +1,27 @@
+// A typed setting: one key of the app_settings store with its TypeBox schema and default, declared in the domain that
+// owns it (`domains/theme/setting.ts`) and gathered by the settings domain, which alone reads and writes the store.
+import type { Static, TSchema } from 'typebox';
+
+export interface SettingDefinition<Schema extends TSchema = TSchema> {
+  key: string;
+  schema: Schema;
+  /** The value while none is stored. A function where it must be made once (a random minute, say). */
+  defaultValue: () => Static<Schema>;
+  description: string;
+}
+
+export function defineSetting<Schema extends TSchema>(setting: {
+  key: string;
+  schema: Schema;
+  defaultValue: Static<Schema> | (() => Static<Schema>);
+  description: string;
+}): SettingDefinition<Schema> {
+  const { defaultValue } = setting;
+  return {
+    ...setting,
+    defaultValue:
+      typeof defaultValue === 'function'
+        ? (defaultValue as () => Static<Schema>)
+        : () => structuredClone(defaultValue as Static<Schema>),
+  };
+}

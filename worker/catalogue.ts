@@ -1,0 +1,41 @@
+// The task catalogue: every background task the hub runs, declared once with its payload schema. Task names are
+// written here and nowhere else as strings to enqueue: `enqueue(tx, 'ingest.url', payload)` is typed by this table
+// and checks the payload against it, and the worker refuses to start with a declared task that has no executor.
+// A domain adds its task here (name, payload schema from its schema.ts, what it does) and its executor in its jobs.ts.
+import type { Static, TSchema } from 'typebox';
+import { IngestPayload } from '../domains/capture/schema.ts';
+
+export interface TaskDeclaration {
+  payload: TSchema;
+  /** What the task does, for the jobs API and the docs. */
+  description: string;
+  /** The owner (or an approved agent proposal) may start it by name through /api/actions/run. */
+  action?: boolean;
+  /** Attempts before a failing run is given up (graphile-worker's default is 25). */
+  maxAttempts?: number;
+}
+
+export const taskCatalogue = {
+  'ingest.url': {
+    payload: IngestPayload,
+    description:
+      "Fetches a captured URL through the guarded client and stores the page's text as a source document",
+  },
+  'ingest.video': {
+    payload: IngestPayload,
+    description: "Stores a captured video's oEmbed metadata and, when configured, its transcript",
+  },
+} as const satisfies Record<string, TaskDeclaration>;
+
+export type TaskName = keyof typeof taskCatalogue;
+export type TaskPayload<Name extends TaskName> = Static<(typeof taskCatalogue)[Name]['payload']>;
+export const taskNames = Object.keys(taskCatalogue) as TaskName[];
+
+export function isTaskName(name: string): name is TaskName {
+  return Object.hasOwn(taskCatalogue, name);
+}
+
+/** The tasks /api/actions may start. */
+export const actionTasks = taskNames.filter(
+  (name) => (taskCatalogue[name] as TaskDeclaration).action === true,
+);

@@ -1,0 +1,72 @@
+// Adding a job: typed by the task catalogue, the payload checked against the task's schema, and done with the
+// caller's connection or transaction, so a job exists exactly when the rows it belongs to do.
+import { Compile } from 'typebox/compile';
+import type { Db } from '../plugins/db.ts';
+import { type TaskName, type TaskPayload, taskCatalogue } from './catalogue.ts';
+import { recordEnqueued } from './records.ts';
+
+export interface EnqueueOptions {
+  /** Deduplicates: a pending job with the same key is replaced rather than added again. */
+  jobKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+  queueName?: string;
+  priority?: number;
+}
+
+export interface EnqueuedJob<Name extends string = TaskName> {
+  id: string;
+  task_identifier: Name;
+}
+
+const checkers = new Map<TaskName, ReturnType<typeof Compile>>();
+
+/** Why `payload` does not fit the task's schema, or null when it does. */
+export function payloadProblem(task: TaskName, payload: unknown): string | null {
+  let checker = checkers.get(task);
+  if (!checker) {
+    checker = Compile(taskCatalogue[task].payload);
+    checkers.set(task, checker);
+  }
+  if (checker.Check(payload)) return null;
+  const [first] = checker.Errors(payload);
+  return `invalid ${task} payload: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match'}`;
+}
+
+/** Adds a job with the caller's connection or transaction: it commits or rolls back with the caller's work. */
+export async function enqueue<Name extends TaskName>(
+  sql: Db,
+  task: Name,
+  payload: TaskPayload<Name>,
+  options: EnqueueOptions = {},
+): Promise<EnqueuedJob<Name>> {
+  const problem = payloadProblem(task, payload);
+  if (problem) throw new TypeError(problem);
+  const declared = taskCatalogue[task] as { maxAttempts?: number };
+  return addJob(sql, task, payload, { ...options, maxAttempts: options.maxAttempts ?? declared.maxAttempts });
+}
+
+/**
+ * The unchecked form under `enqueue`, for tasks outside the catalogue (the cron tick, tests' own tasks). Domains use
+ * `enqueue`.
+ */
+export async function addJob<Name extends string>(
+  sql: Db,
+  task: Name,
+  payload: unknown,
+  options: EnqueueOptions = {},
+): Promise<EnqueuedJob<Name>> {
+  const [job] = await sql<{ id: string; key: string | null; max_attempts: number }[]>`
+    select id::text, key, max_attempts from graphile_worker.add_job(
+      identifier => ${task},
+      payload => ${sql.json((payload ?? {}) as never)}::json,
+      queue_name => ${options.queueName ?? null},
+      run_at => ${options.runAt ?? null},
+      max_attempts => ${options.maxAttempts ?? null},
+      job_key => ${options.jobKey ?? null},
+      priority => ${options.priority ?? null}
+    )`;
+  // The jobs API lists it from now on, in the same transaction (graphile-worker forgets completed jobs).
+  await recordEnqueued(sql, { id: job.id, task, payload, job_key: job.key, max_attempts: job.max_attempts });
+  return { id: job.id, task_identifier: task };
+}
