@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,10 @@ import { processAlive, repoRoot } from './helpers/process.ts';
 
 const fake = path.join(repoRoot, 'test', 'fixtures', 'fake-speedtest.ts');
 const command = (mode: string) => `"${process.execPath}" "${fake}" ${mode}`;
-const config = (mode: string, timeoutMs = 20_000) => ({ speedtestCommand: command(mode), speedtestTimeoutMs: timeoutMs });
+const config = (mode: string, timeoutMs = 20_000) => ({
+  speedtestCommand: command(mode),
+  speedtestTimeoutMs: timeoutMs,
+});
 
 t.test('both Ookla CLI versions and speedtest-cli are read, in Mbps and ms', async (t) => {
   const v10 = await measure(config('ookla-1.0'));
@@ -36,7 +38,13 @@ t.test('both Ookla CLI versions and speedtest-cli are read, in Mbps and ms', asy
   t.ok(Math.abs(Date.now() - stamped) < 60_000, 'measured_at is the time the runner stamped');
 
   const v12 = await measure(config('ookla-1.2'));
-  t.match(v12.measurement, { download_mbps: 500, upload_mbps: 40, ping_ms: 12.5, jitter_ms: 1.25, packet_loss_pct: 0.5 });
+  t.match(v12.measurement, {
+    download_mbps: 500,
+    upload_mbps: 40,
+    ping_ms: 12.5,
+    jitter_ms: 1.25,
+    packet_loss_pct: 0.5,
+  });
 
   const noLoss = await measure(config('ookla-no-loss'));
   t.equal(noLoss.measurement?.packet_loss_pct, null, 'a figure the runner did not give is null, never 0');
@@ -69,7 +77,10 @@ t.test('errors on stderr: a result on stdout still counts; without one the error
   t.equal(failed.measurement, null);
   t.match(failed.error, /Could not retrieve or read configuration.*exit status 2/);
 
-  const missing = await measure({ speedtestCommand: '/nonexistent/speedtest --format=json', speedtestTimeoutMs: 5000 });
+  const missing = await measure({
+    speedtestCommand: '/nonexistent/speedtest --format=json',
+    speedtestTimeoutMs: 5000,
+  });
   t.match(missing.error, /program not found: \/nonexistent\/speedtest/);
 });
 
@@ -95,116 +106,152 @@ async function settle(ta: TestApp, jobId: string) {
   throw new Error(`job ${jobId} did not finish`);
 }
 
-t.test('runs through the job: rows, thresholds, one run under 50 concurrent requests, history and CSV', async (t) => {
-  const ta = await testApp(t, { worker: true, env: { SPEEDTEST_COMMAND: command('ookla-1.0') } });
-  const settings = await ta.asOwner({ method: 'GET', url: '/api/speedtest/settings' });
-  t.equal(settings.statusCode, 200);
-  const minute = Number(settings.json().schedule.split(' ')[0]);
-  t.ok(minute >= 1 && minute <= 59, `hourly at a minute other than :00 (${minute})`);
-  t.match(settings.json(), { enabled: true, low_download_mbps: null, low_upload_mbps: null });
-  t.same((await ta.asOwner({ method: 'GET', url: '/api/speedtest/settings' })).json(), settings.json(), 'stored once');
+t.test(
+  'runs through the job: rows, thresholds, one run under 50 concurrent requests, history and CSV',
+  async (t) => {
+    const ta = await testApp(t, { worker: true, env: { SPEEDTEST_COMMAND: command('ookla-1.0') } });
+    const settings = await ta.asOwner({ method: 'GET', url: '/api/speedtest/settings' });
+    t.equal(settings.statusCode, 200);
+    const minute = Number(settings.json().schedule.split(' ')[0]);
+    t.ok(minute >= 1 && minute <= 59, `hourly at a minute other than :00 (${minute})`);
+    t.match(settings.json(), { enabled: true, low_download_mbps: null, low_upload_mbps: null });
+    t.same(
+      (await ta.asOwner({ method: 'GET', url: '/api/speedtest/settings' })).json(),
+      settings.json(),
+      'stored once',
+    );
 
-  const put = await ta.asOwner({
-    method: 'PUT',
-    url: '/api/speedtest/settings',
-    payload: { ...settings.json(), low_download_mbps: 100, low_upload_mbps: 5 },
-  });
-  t.equal(put.statusCode, 200);
+    const put = await ta.asOwner({
+      method: 'PUT',
+      url: '/api/speedtest/settings',
+      payload: { ...(settings.json() as object), low_download_mbps: 100, low_upload_mbps: 5 },
+    });
+    t.equal(put.statusCode, 200);
 
-  // Fifty requests at once start one run; the others answer its job.
-  const answers = await Promise.all(
-    Array.from({ length: 50 }, () => ta.asOwner({ method: 'POST', url: '/api/speedtest/run' })),
-  );
-  t.ok(answers.every((answer) => answer.statusCode === 202));
-  const jobIds = new Set(answers.map((answer) => answer.json().job_id));
-  t.equal(jobIds.size, 1, 'one run');
-  t.equal(answers.filter((answer) => !answer.json().already_running).length, 1);
-  const [jobId] = jobIds;
-  t.equal(await settle(ta, jobId), 'completed');
-  const [{ runs }] = await ta.sql<{ runs: number }[]>`select count(*)::int as runs from speedtest_results`;
-  t.equal(runs, 1);
+    // Fifty requests at once start one run; the others answer its job.
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => ta.asOwner({ method: 'POST', url: '/api/speedtest/run' })),
+    );
+    t.ok(answers.every((answer) => answer.statusCode === 202));
+    const jobIds = new Set(answers.map((answer) => answer.json().job_id));
+    t.equal(jobIds.size, 1, 'one run');
+    t.equal(answers.filter((answer) => !answer.json().already_running).length, 1);
+    const [jobId] = jobIds;
+    t.equal(await settle(ta, jobId), 'completed');
+    const [{ runs }] = await ta.sql<{ runs: number }[]>`select count(*)::int as runs from speedtest_results`;
+    t.equal(runs, 1);
 
-  const latest = await ta.asOwner({ method: 'GET', url: '/api/speedtest/latest' });
-  t.match(latest.json(), { status: 'ok', download_mbps: 93.75, trigger: 'manual', below_threshold: true, job_id: jobId });
-  const agent = await createAgent(ta, { tier: 'read' });
-  t.equal((await ta.asAgent(agent.token, { method: 'GET', url: '/api/speedtest/latest' })).statusCode, 200);
-  t.equal((await ta.asAgent(agent.token, { method: 'POST', url: '/api/speedtest/run' })).statusCode, 403);
-  t.equal((await ta.anon({ method: 'POST', url: '/api/speedtest/run' })).statusCode, 401);
+    const latest = await ta.asOwner({ method: 'GET', url: '/api/speedtest/latest' });
+    t.match(latest.json(), {
+      status: 'ok',
+      download_mbps: 93.75,
+      trigger: 'manual',
+      below_threshold: true,
+      job_id: jobId,
+    });
+    const agent = await createAgent(ta, { tier: 'read' });
+    t.equal((await ta.asAgent(agent.token, { method: 'GET', url: '/api/speedtest/latest' })).statusCode, 200);
+    t.equal((await ta.asAgent(agent.token, { method: 'POST', url: '/api/speedtest/run' })).statusCode, 403);
+    t.equal((await ta.anon({ method: 'POST', url: '/api/speedtest/run' })).statusCode, 401);
 
-  // A new run once the first has finished; then history with a summary.
-  const second = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
-  t.equal(second.json().already_running, false);
-  await settle(ta, second.json().job_id);
-  await ta.sql`
+    // A new run once the first has finished; then history with a summary.
+    const second = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
+    t.equal(second.json().already_running, false);
+    await settle(ta, second.json().job_id);
+    await ta.sql`
     insert into speedtest_results (trigger, status, measured_at, download_mbps, upload_mbps, ping_ms, error)
     values ('schedule', 'failed', now() - interval '2 hours', null, null, null, 'timed out'),
            ('schedule', 'ok', now() - interval '3 hours', 300, 30, 8, null),
            ('schedule', 'ok', now() - interval '3 days', 10, 1, 80, null)`;
-  const history = await ta.asOwner({
-    method: 'GET',
-    url: `/api/speedtest/history?since=${new Date(Date.now() - 86_400_000).toISOString()}`,
-  });
-  t.equal(history.statusCode, 200);
-  const body = history.json();
-  t.equal(body.items.length, 4, 'the last day only');
-  t.ok(
-    body.items.every((item: { measured_at: string }, i: number, all: { measured_at: string }[]) =>
-      i === 0 ? true : all[i - 1].measured_at >= item.measured_at,
-    ),
-    'newest first',
-  );
-  t.match(body.summary, {
-    count: 4,
-    failures: 1,
-    below_threshold: 2,
-    download_mbps: { min: 93.75, median: 93.75, max: 300 },
-    ping_ms: { min: 8, max: 9.871 },
-  });
-  const limited = await ta.asOwner({ method: 'GET', url: '/api/speedtest/history?limit=2' });
-  t.equal(limited.json().items.length, 2);
+    const history = await ta.asOwner({
+      method: 'GET',
+      url: `/api/speedtest/history?since=${new Date(Date.now() - 86_400_000).toISOString()}`,
+    });
+    t.equal(history.statusCode, 200);
+    const body = history.json();
+    t.equal(body.items.length, 4, 'the last day only');
+    t.ok(
+      body.items.every((item: { measured_at: string }, i: number, all: { measured_at: string }[]) =>
+        i === 0 ? true : all[i - 1].measured_at >= item.measured_at,
+      ),
+      'newest first',
+    );
+    t.match(body.summary, {
+      count: 4,
+      failures: 1,
+      below_threshold: 2,
+      download_mbps: { min: 93.75, median: 93.75, max: 300 },
+      ping_ms: { min: 8, max: 9.871 },
+    });
+    const limited = await ta.asOwner({ method: 'GET', url: '/api/speedtest/history?limit=2' });
+    t.equal(limited.json().items.length, 2);
 
-  const csv = await ta.asOwner({ method: 'GET', url: '/api/speedtest/history.csv' });
-  t.equal(csv.statusCode, 200);
-  t.match(csv.headers['content-type'], /^text\/csv/);
-  const lines = csv.body.trim().split('\r\n');
-  t.equal(lines[0].split(',')[0], 'measured_at');
-  t.equal(lines.length, 1 + 5);
-  t.ok(lines.some((line) => line.includes(',failed,') && line.endsWith(',timed out')));
-  t.equal((await ta.asOwner({ method: 'GET', url: '/api/speedtest/history?since=yesterday' })).statusCode, 400);
-});
+    const csv = await ta.asOwner({ method: 'GET', url: '/api/speedtest/history.csv' });
+    t.equal(csv.statusCode, 200);
+    t.match(csv.headers['content-type'], /^text\/csv/);
+    const lines = csv.body.trim().split('\r\n');
+    t.equal(lines[0].split(',')[0], 'measured_at');
+    t.equal(lines.length, 1 + 5);
+    t.ok(lines.some((line) => line.includes(',failed,') && line.endsWith(',timed out')));
+    t.equal(
+      (await ta.asOwner({ method: 'GET', url: '/api/speedtest/history?since=yesterday' })).statusCode,
+      400,
+    );
+  },
+);
 
-t.test('settings: an invalid cron is 400; a changed schedule is followed at once, disabled stops it', async (t) => {
-  const ta = await testApp(t);
-  const base = { enabled: true, low_download_mbps: null, low_upload_mbps: null };
-  for (const schedule of ['every hour', '61 * * * *', '* * * *']) {
-    const bad = await ta.asOwner({ method: 'PUT', url: '/api/speedtest/settings', payload: { ...base, schedule } });
-    t.equal(bad.statusCode, 400, schedule);
-    t.equal(bad.json().code, 'INVALID_SCHEDULE');
-  }
-  const deps = { sql: ta.sql, config: ta.config };
-  const items = speedtestCron(deps);
-  const log = { error: () => undefined, info: () => undefined };
-  const at = (hh: number, mm: number) => new Date(2026, 10, 22, hh, mm, 0);
-  const scheduled = async () =>
-    (await ta.sql<{ n: number }[]>`select count(*)::int as n from job_records where task = 'speedtest.run'`)[0].n;
+t.test(
+  'settings: an invalid cron is 400; a changed schedule is followed at once, disabled stops it',
+  async (t) => {
+    const ta = await testApp(t);
+    const base = { enabled: true, low_download_mbps: null, low_upload_mbps: null };
+    for (const schedule of ['every hour', '61 * * * *', '* * * *']) {
+      const bad = await ta.asOwner({
+        method: 'PUT',
+        url: '/api/speedtest/settings',
+        payload: { ...base, schedule },
+      });
+      t.equal(bad.statusCode, 400, schedule);
+      t.equal(bad.json().code, 'INVALID_SCHEDULE');
+    }
+    const deps = { sql: ta.sql, config: ta.config };
+    const items = speedtestCron(deps);
+    const log = { error: () => undefined, info: () => undefined };
+    const at = (hh: number, mm: number) => new Date(2026, 10, 22, hh, mm, 0);
+    const scheduled = async () =>
+      (
+        await ta.sql<{ n: number }[]>`select count(*)::int as n from job_records where task = 'speedtest.run'`
+      )[0].n;
 
-  await ta.asOwner({ method: 'PUT', url: '/api/speedtest/settings', payload: { ...base, schedule: '7 * * * *' } });
-  t.same(await runDueItems(deps, items, at(10, 6), log), []);
-  t.same(await runDueItems(deps, items, at(10, 7), log), ['speedtest']);
-  t.same(await runDueItems(deps, items, at(10, 7), log), ['speedtest'], 'the same minute again');
-  t.equal(await scheduled(), 1, 'one run per minute however often the tick sees it');
+    await ta.asOwner({
+      method: 'PUT',
+      url: '/api/speedtest/settings',
+      payload: { ...base, schedule: '7 * * * *' },
+    });
+    t.same(await runDueItems(deps, items, at(10, 6), log), []);
+    t.same(await runDueItems(deps, items, at(10, 7), log), ['speedtest']);
+    t.same(await runDueItems(deps, items, at(10, 7), log), ['speedtest'], 'the same minute again');
+    t.equal(await scheduled(), 1, 'one run per minute however often the tick sees it');
 
-  await ta.asOwner({ method: 'PUT', url: '/api/speedtest/settings', payload: { ...base, schedule: '*/15 * * * *' } });
-  t.same(await runDueItems(deps, items, at(11, 7), log), [], 'the old schedule no longer applies');
-  t.same(await runDueItems(deps, items, at(11, 15), log), ['speedtest'], 'the new one does, without a restart');
+    await ta.asOwner({
+      method: 'PUT',
+      url: '/api/speedtest/settings',
+      payload: { ...base, schedule: '*/15 * * * *' },
+    });
+    t.same(await runDueItems(deps, items, at(11, 7), log), [], 'the old schedule no longer applies');
+    t.same(
+      await runDueItems(deps, items, at(11, 15), log),
+      ['speedtest'],
+      'the new one does, without a restart',
+    );
 
-  await ta.asOwner({
-    method: 'PUT',
-    url: '/api/speedtest/settings',
-    payload: { ...base, enabled: false, schedule: '*/15 * * * *' },
-  });
-  t.same(await runDueItems(deps, items, at(11, 30), log), [], 'disabled: no scheduled run');
-  const manual = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
-  t.equal(manual.statusCode, 202, 'a manual run still works');
-  t.notOk(existsSync('/nonexistent'));
-});
+    await ta.asOwner({
+      method: 'PUT',
+      url: '/api/speedtest/settings',
+      payload: { ...base, enabled: false, schedule: '*/15 * * * *' },
+    });
+    t.same(await runDueItems(deps, items, at(11, 30), log), [], 'disabled: no scheduled run');
+    const manual = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
+    t.equal(manual.statusCode, 202, 'a manual run still works');
+  },
+);
