@@ -52,6 +52,15 @@ export interface Config {
   ingestMaxBytes: number;
   /** Attempts of an ingest job with a transient failure (5xx, timeout) before it is marked failed. */
   ingestMaxAttempts: number;
+  /** Limits on an uploaded icon-set zip: entries, total and per-entry uncompressed bytes, compression ratio. */
+  iconZip: IconZipLimits;
+}
+
+export interface IconZipLimits {
+  maxEntries: number;
+  maxTotalBytes: number;
+  maxEntryBytes: number;
+  maxRatio: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -213,6 +222,12 @@ export function loadConfig(env: Env = environment()): Config {
     ingestTimeoutMs: integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000),
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxAttempts: integer(env, 'INGEST_MAX_ATTEMPTS', 5, 1, 25),
+    iconZip: {
+      maxEntries: integer(env, 'ICON_ZIP_MAX_ENTRIES', 5000, 1, 100_000),
+      maxTotalBytes: integer(env, 'ICON_ZIP_MAX_TOTAL_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxEntryBytes: integer(env, 'ICON_ZIP_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxRatio: integer(env, 'ICON_ZIP_MAX_RATIO', 100, 2, 10_000),
+    },
   };
 }
 

@@ -98,6 +98,24 @@ const catalogue = {
   IDEMPOTENCY_KEY_REUSED: entry(409, detail),
   WEBHOOK_DISABLED: entry(503, detail),
   UNKNOWN_SERVICE: entry(404, detail),
+
+  // Icons.
+  ICON_SET_NOT_FOUND: notFound('icon set'),
+  ICON_SET_EXISTS: entry(
+    409,
+    (name: string) => `an icon set named "${name}" already exists (send ?replace=true to replace it)`,
+  ),
+  ICON_EXISTS: entry(
+    409,
+    (name: string) => `the set already has an icon named "${name}" (send ?replace=true to replace it)`,
+  ),
+  ICON_NOT_FOUND: entry(404, detail),
+  NO_ACCEPTABLE_ICON: entry(415, detail),
+  ICON_REF_INVALID: entry(400, detail),
+  ZIP_INVALID: entry(400, detail),
+  ZIP_UNSAFE_ENTRY: entry(400, detail),
+  ZIP_LIMIT_EXCEEDED: entry(413, detail),
+  ICON_SET_FETCH_FAILED: entry(502, detail),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;
