@@ -38,6 +38,7 @@ import {
   setNamePattern,
   UploadResult,
   type UrlUpload,
+  wantsFallback,
 } from './schema.ts';
 import { sendIcon } from './serve.ts';
 import { assertSetFree, storeIconSet } from './sets.ts';
@@ -102,7 +103,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const { slug } = request.params;
-          const { size, set, fallback } = request.query;
+          const { size, set } = request.query;
+          const fallback = wantsFallback(request.query.fallback);
           const color = request.query.color?.replace('#', '').toLowerCase();
           const source = slugPattern.test(slug) ? await resolveIcon(index, slug, { set }) : undefined;
           let image: { bytes: Buffer; etag: string };
@@ -147,7 +149,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const { slug } = request.params;
-          const { set, fallback } = request.query;
+          const { set } = request.query;
+          const fallback = wantsFallback(request.query.fallback);
           const color = request.query.color?.replace('#', '').toLowerCase();
           const source = slugPattern.test(slug)
             ? await resolveIcon(index, slug, { set, type: 'svg' })

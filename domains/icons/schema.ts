@@ -71,11 +71,17 @@ const color = Type.String({
   description: 'six hex digits, with or without # (send # as %23); brand icons only',
 });
 const set = Type.String({ pattern: setNamePattern, description: 'look in this uploaded set only' });
-const fallback = Type.Boolean({
-  default: false,
-  description:
-    'for an unknown name, a generated tile (its first letter on a colour of its own) instead of 404',
-});
+const fallback = Type.Optional(
+  Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')], {
+    description:
+      '1: for an unknown name, a generated tile (its first letter on a colour of its own) instead of 404',
+  }),
+);
+
+/** Whether ?fallback= asks for a tile. */
+export function wantsFallback(value: string | undefined): boolean {
+  return value === '1' || value === 'true';
+}
 
 export const PngQuery = Type.Object({
   size: Type.Integer({ minimum: 16, maximum: 512, default: 64, description: 'width and height in pixels' }),

@@ -5,8 +5,8 @@
 // and attribute outside its allow-list. One pass of our own then keeps references local: an href or xlink:href that
 // is not a `#fragment` goes, and so does any style (a <style> element or a style or presentation attribute) that
 // imports or loads anything (`@import`, a `url()` that is not `#fragment`, image-set() and the like, or CSS escapes,
-// which could spell either). The result is serialised as XML from the DOM (never re-parsed as HTML), so the stored
-// copy has no DOCTYPE, no entities, and nothing a second parse could turn into markup.
+// which could spell either). DOMPurify works in place on the XML tree that was checked, and the result is
+// serialised from that tree, so the stored copy has no DOCTYPE and no entities, and no second parse reads it differently.
 import { lazy } from '../../lib/lazy.ts';
 
 export type IconType = 'svg' | 'png';
@@ -45,7 +45,6 @@ interface DomElement {
   readonly namespaceURI: string | null;
   readonly textContent: string | null;
   readonly attributes: ArrayLike<DomAttribute> & Iterable<DomAttribute>;
-  readonly children: ArrayLike<DomElement> & Iterable<DomElement>;
   querySelector(selectors: string): DomElement | null;
   querySelectorAll(selectors: string): Iterable<DomElement>;
   remove(): void;
@@ -56,7 +55,7 @@ interface DomWindow {
   XMLSerializer: new () => { serializeToString(node: DomElement): string };
 }
 interface Purifier {
-  sanitize(dirty: string, config: Record<string, unknown> & { RETURN_DOM: true }): DomElement;
+  sanitize(dirty: DomElement, config: Record<string, unknown> & { IN_PLACE: true }): DomElement;
 }
 
 const loadSanitiser = lazy(async (): Promise<{ window: DomWindow; purify: Purifier }> => {
@@ -118,17 +117,21 @@ export async function sanitiseSvg(bytes: Buffer): Promise<SvgResult> {
       reason: `not an SVG: not well-formed XML (${root.textContent?.trim().slice(0, 120)})`,
     };
   }
-  if (root.localName !== 'svg' || (root.namespaceURI !== SVG_NS && root.namespaceURI !== null)) {
+  if (root.localName !== 'svg') {
     return { ok: false, reason: `not an SVG: the root element is <${root.localName}>` };
   }
-  const body = purify.sanitize(text, {
+  if (root.namespaceURI !== SVG_NS) {
+    return { ok: false, reason: `not an SVG: the <svg> element lacks xmlns="${SVG_NS}"` };
+  }
+  // Sanitised in place on the XML tree just checked: what is stored is exactly what was parsed, with no second
+  // (HTML) parse that could read the same text differently.
+  purify.sanitize(root, {
     USE_PROFILES: { svg: true, svgFilters: true },
     ADD_TAGS: ['use'],
     FORBID_TAGS: ['foreignObject', 'script'],
-    RETURN_DOM: true,
+    IN_PLACE: true,
   });
-  const svg = [...body.children].find((element) => element.localName === 'svg');
-  if (!svg) return { ok: false, reason: 'not an SVG: nothing is left once unsafe content is removed' };
+  const svg = root;
   keepLocal(svg);
   if (!svg.querySelector(drawable)) {
     return { ok: false, reason: 'nothing drawable is left once unsafe content is removed' };

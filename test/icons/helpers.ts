@@ -73,7 +73,9 @@ export function markEncrypted(archive: Buffer): Buffer {
   return out;
 }
 
-type Part = { name: string; value: string } | { name: string; filename: string; bytes: Buffer; type?: string };
+type Part =
+  | { name: string; value: string }
+  | { name: string; filename: string; bytes: Buffer; type?: string };
 
 export function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
   const boundary = '----ops-hub-icons-boundary';

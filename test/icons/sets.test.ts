@@ -24,7 +24,10 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
     'folders flattened, names normalised',
   );
   t.same(body.rejected.map((r: { file: string }) => r.file).sort(), ['notes/readme.txt', 'photo.jpg']);
-  t.match(body.rejected.find((r: { file: string }) => r.file === 'photo.jpg').reason, /only \.svg and \.png.*JPEG/);
+  t.match(
+    body.rejected.find((r: { file: string }) => r.file === 'photo.jpg').reason,
+    /only \.svg and \.png.*JPEG/,
+  );
 
   const list = await ta.anon({ method: 'GET', url: '/api/icon-sets' });
   t.equal(list.statusCode, 200, 'anyone lists the sets');
@@ -32,7 +35,12 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
   const detail = await ta.anon({ method: 'GET', url: '/api/icon-sets/homelab' });
   t.equal(detail.statusCode, 200);
   t.match(detail.json().icons, [
-    { name: 'home-assistant', type: 'svg', ref: 'set:homelab:home-assistant', url: '/api/icon-sets/homelab/home-assistant.svg' },
+    {
+      name: 'home-assistant',
+      type: 'svg',
+      ref: 'set:homelab:home-assistant',
+      url: '/api/icon-sets/homelab/home-assistant.svg',
+    },
     { name: 'router', type: 'png', ref: 'set:homelab:router' },
   ]);
 
@@ -46,7 +54,11 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
   const etag = String(file.headers.etag);
   t.match(etag, /^"[0-9a-f]{64}"$/, 'a strong ETag');
 
-  const again = await ta.anon({ method: 'GET', url: '/api/icon-sets/homelab/router.png', headers: { 'if-none-match': etag } });
+  const again = await ta.anon({
+    method: 'GET',
+    url: '/api/icon-sets/homelab/router.png',
+    headers: { 'if-none-match': etag },
+  });
   t.equal(again.statusCode, 304, 'unchanged: 304');
   t.equal(again.rawPayload.length, 0);
   t.equal(again.headers.etag, etag);
@@ -57,7 +69,11 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
     headers: { 'if-none-match': `"other", W/${etag}` },
   });
   t.equal(listed.statusCode, 304, 'a list and a weak form match too');
-  const stale = await ta.anon({ method: 'GET', url: '/api/icon-sets/homelab/router.png', headers: { 'if-none-match': '"stale"' } });
+  const stale = await ta.anon({
+    method: 'GET',
+    url: '/api/icon-sets/homelab/router.png',
+    headers: { 'if-none-match': '"stale"' },
+  });
   t.equal(stale.statusCode, 200);
 
   const vector = await ta.anon({ method: 'GET', url: '/api/icon-sets/homelab/home-assistant.svg' });
@@ -67,7 +83,15 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
   t.equal(vector.headers['cache-control'], 'no-cache');
   t.match(vector.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
 
-  for (const name of ['router.svg', 'photo.jpg', 'router.PNG', 'router', '..%2Frouter.png', 'Router.png', 'x.jpeg']) {
+  for (const name of [
+    'router.svg',
+    'photo.jpg',
+    'router.PNG',
+    'router',
+    '..%2Frouter.png',
+    'Router.png',
+    'x.jpeg',
+  ]) {
     const missing = await ta.anon({ method: 'GET', url: `/api/icon-sets/homelab/${name}` });
     t.equal(missing.statusCode, 404, `${name} does not exist`);
     t.equal(missing.json().code, 'ICON_NOT_FOUND');
@@ -76,30 +100,33 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/NOPE!' })).json().code, 'ICON_SET_NOT_FOUND');
 });
 
-t.test('bytes decide: a JPEG named .png and a PNG named .jpg are refused; nothing acceptable is 415', async (t) => {
-  const ta = await testApp(t);
-  const archive = await zip([
-    { name: 'fake.png', bytes: jpeg },
-    { name: 'real.jpg', bytes: png() },
-    { name: 'text.svg', bytes: Buffer.from('just text') },
-    { name: 'html.svg', bytes: Buffer.from('<html><body/></html>') },
-  ]);
-  const response = await ta.asOwner(uploadSet('nothing', archive));
-  t.equal(response.statusCode, 415, response.body);
-  t.equal(response.json().code, 'NO_ACCEPTABLE_ICON');
-  const reasons = Object.fromEntries(
-    response.json().rejected.map((r: { file: string; reason: string }) => [r.file, r.reason]),
-  );
-  t.match(reasons['fake.png'], /named \.png but the bytes are a JPEG/);
-  t.match(reasons['real.jpg'], /not \.jpg \(the bytes are a PNG\)/);
-  t.match(reasons['text.svg'], /not an SVG/);
-  t.match(reasons['html.svg'], /root element is <html>/);
-  t.same(await ta.sql`select name from icon_sets`, [], 'nothing was created');
+t.test(
+  'bytes decide: a JPEG named .png and a PNG named .jpg are refused; nothing acceptable is 415',
+  async (t) => {
+    const ta = await testApp(t);
+    const archive = await zip([
+      { name: 'fake.png', bytes: jpeg },
+      { name: 'real.jpg', bytes: png() },
+      { name: 'text.svg', bytes: Buffer.from('just text') },
+      { name: 'html.svg', bytes: Buffer.from('<html><body/></html>') },
+    ]);
+    const response = await ta.asOwner(uploadSet('nothing', archive));
+    t.equal(response.statusCode, 415, response.body);
+    t.equal(response.json().code, 'NO_ACCEPTABLE_ICON');
+    const reasons = Object.fromEntries(
+      response.json().rejected.map((r: { file: string; reason: string }) => [r.file, r.reason]),
+    );
+    t.match(reasons['fake.png'], /named \.png but the bytes are a JPEG/);
+    t.match(reasons['real.jpg'], /not \.jpg \(the bytes are a PNG\)/);
+    t.match(reasons['text.svg'], /not an SVG/);
+    t.match(reasons['html.svg'], /root element is <html>/);
+    t.same(await ta.sql`select name from icon_sets`, [], 'nothing was created');
 
-  const empty = await ta.asOwner(uploadSet('empty', await zip([])));
-  t.equal(empty.statusCode, 415);
-  t.same(await ta.sql`select name from icon_sets`, []);
-});
+    const empty = await ta.asOwner(uploadSet('empty', await zip([])));
+    t.equal(empty.statusCode, 415);
+    t.same(await ta.sql`select name from icon_sets`, []);
+  },
+);
 
 t.test('an existing name is 409 unless ?replace=true, which swaps the icons at once', async (t) => {
   const ta = await testApp(t);
@@ -107,13 +134,24 @@ t.test('an existing name is 409 unless ?replace=true, which swaps the icons at o
   const clash = await ta.asOwner(uploadSet('lab', await zip([{ name: 'b.svg', bytes: svg() }])));
   t.equal(clash.statusCode, 409);
   t.equal(clash.json().code, 'ICON_SET_EXISTS');
-  const replaced = await ta.asOwner(uploadSet('lab', await zip([{ name: 'b.svg', bytes: svg() }]), '?replace=true'));
+  const replaced = await ta.asOwner(
+    uploadSet('lab', await zip([{ name: 'b.svg', bytes: svg() }]), '?replace=true'),
+  );
   t.equal(replaced.statusCode, 201, replaced.body);
-  t.same((await ta.sql`select name from icon_files where set_name = 'lab'`).map((r) => r.name), ['b']);
+  t.same(
+    (await ta.sql`select name from icon_files where set_name = 'lab'`).map((r) => r.name),
+    ['b'],
+  );
 
-  const refused = await ta.asOwner(uploadSet('lab', await zip([{ name: 'c.gif', bytes: Buffer.from('GIF89a') }]), '?replace=true'));
+  const refused = await ta.asOwner(
+    uploadSet('lab', await zip([{ name: 'c.gif', bytes: Buffer.from('GIF89a') }]), '?replace=true'),
+  );
   t.equal(refused.statusCode, 415);
-  t.same((await ta.sql`select name from icon_files where set_name = 'lab'`).map((r) => r.name), ['b'], 'a failed replace keeps the old icons');
+  t.same(
+    (await ta.sql`select name from icon_files where set_name = 'lab'`).map((r) => r.name),
+    ['b'],
+    'a failed replace keeps the old icons',
+  );
 
   for (const name of ['Bad Name', 'x'.repeat(41), '', 'a/b']) {
     const bad = await ta.asOwner(uploadSet(name, await zip([{ name: 'a.svg', bytes: svg() }])));
@@ -125,7 +163,13 @@ t.test('an existing name is 409 unless ?replace=true, which swaps the icons at o
 t.test('one icon added to a set; 404, 409 and 415 as they apply', async (t) => {
   const ta = await testApp(t);
   await ta.asOwner(uploadSet('lab', await zip([{ name: 'a.svg', bytes: svg() }])));
-  const add = (file: string, bytes: Buffer, query = '', set = 'lab', fields: { name: string; value: string }[] = []) =>
+  const add = (
+    file: string,
+    bytes: Buffer,
+    query = '',
+    set = 'lab',
+    fields: { name: string; value: string }[] = [],
+  ) =>
     ta.asOwner({
       method: 'POST',
       url: `/api/icon-sets/${set}/icons${query}`,
@@ -133,7 +177,12 @@ t.test('one icon added to a set; 404, 409 and 415 as they apply', async (t) => {
     });
   const added = await add('NAS Box.png', png());
   t.equal(added.statusCode, 201, added.body);
-  t.match(added.json(), { name: 'nas-box', type: 'png', ref: 'set:lab:nas-box', url: '/api/icon-sets/lab/nas-box.png' });
+  t.match(added.json(), {
+    name: 'nas-box',
+    type: 'png',
+    ref: 'set:lab:nas-box',
+    url: '/api/icon-sets/lab/nas-box.png',
+  });
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/lab/nas-box.png' })).statusCode, 200);
   t.equal((await add('nas-box.svg', svg())).statusCode, 409, 'the name is taken (whatever the type)');
   const replaced = await add('nas-box.svg', svg(), '?replace=true');
@@ -150,14 +199,22 @@ t.test('one icon added to a set; 404, 409 and 415 as they apply', async (t) => {
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/lab' })).json().icon_count, 3);
 });
 
-t.test('writes are the owner\'s: 401 anonymous, 403 for agents; reads are public', async (t) => {
+t.test("writes are the owner's: 401 anonymous, 403 for agents; reads are public", async (t) => {
   const ta = await testApp(t);
   const agent = await createAgent(ta, { tier: 'owner' });
   const archive = await zip([{ name: 'a.svg', bytes: svg() }]);
   const writes = [
     () => uploadSet('lab', archive),
-    () => ({ method: 'POST' as const, url: '/api/icon-sets', payload: { name: 'lab', url: 'https://example.com/x.zip' } }),
-    () => ({ method: 'POST' as const, url: '/api/icon-sets/lab/icons', ...multipart([{ name: 'file', filename: 'a.svg', bytes: svg() }]) }),
+    () => ({
+      method: 'POST' as const,
+      url: '/api/icon-sets',
+      payload: { name: 'lab', url: 'https://example.com/x.zip' },
+    }),
+    () => ({
+      method: 'POST' as const,
+      url: '/api/icon-sets/lab/icons',
+      ...multipart([{ name: 'file', filename: 'a.svg', bytes: svg() }]),
+    }),
     () => ({ method: 'DELETE' as const, url: '/api/icon-sets/lab' }),
   ];
   for (const write of writes) {
@@ -169,9 +226,20 @@ t.test('writes are the owner\'s: 401 anonymous, 403 for agents; reads are public
   }
   t.same(await ta.sql`select name from icon_sets`, []);
   t.equal((await ta.asOwner(uploadSet('lab', archive))).statusCode, 201);
-  for (const url of ['/api/icon-sets', '/api/icon-sets/lab', '/api/icon-sets/lab/a.svg', '/api/icons?q=git', '/api/icons/github.png', '/api/icons/github.svg']) {
+  for (const url of [
+    '/api/icon-sets',
+    '/api/icon-sets/lab',
+    '/api/icon-sets/lab/a.svg',
+    '/api/icons?q=git',
+    '/api/icons/github.png',
+    '/api/icons/github.svg',
+  ]) {
     t.equal((await ta.anon({ method: 'GET', url })).statusCode, 200, `GET ${url} anonymous`);
-    t.equal((await ta.asAgent(agent.token, { method: 'GET', url })).statusCode, 200, `GET ${url} as an agent`);
+    t.equal(
+      (await ta.asAgent(agent.token, { method: 'GET', url })).statusCode,
+      200,
+      `GET ${url} as an agent`,
+    );
   }
   const deleted = await ta.asOwner({ method: 'DELETE', url: '/api/icon-sets/lab' });
   t.equal(deleted.statusCode, 204);
