@@ -22,6 +22,8 @@ const withoutBodySchema = new Set([
   'POST /api/jobs/:id/retry',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
+  'POST /api/icon-sets', // multipart/form-data (name, file) or JSON { name, url }, described in its description
+  'POST /api/icon-sets/:set/icons', // multipart/form-data, streamed
 ]);
 
 interface Route {

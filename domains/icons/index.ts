@@ -24,6 +24,7 @@ import { fallbackTileSvg, RenderCache, renderPng, strongEtag } from './render.ts
 import {
   AddedIcon,
   FileParams,
+  IconBytes,
   IconSet,
   IconSetDetail,
   IconSetList,
@@ -98,7 +99,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
               'icon is sent as uploaded. Cached in memory and on disk; Cache-Control no-cache with a strong ETag.',
             params: SlugParams,
             querystring: PngQuery,
-            response: { ...errors(400, 404) },
+            response: { ...IconBytes('image/png'), ...errors(400, 404) },
           },
         },
         async (request, reply) => {
@@ -144,7 +145,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'An icon as SVG: a set SVG of that name, else the brand icon',
             params: SlugParams,
             querystring: SvgQuery,
-            response: { ...errors(400, 404) },
+            response: { ...IconBytes('image/svg+xml'), ...errors(400, 404) },
           },
         },
         async (request, reply) => {
@@ -213,7 +214,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
               'file is <name>.svg or <name>.png; any other name does not exist (404). Cache-Control no-cache ' +
               'with a strong ETag (304 on If-None-Match), nosniff, and for SVG a CSP that runs nothing.',
             params: FileParams,
-            response: { ...errors(404) },
+            response: { ...IconBytes('image/svg+xml or image/png'), ...errors(404) },
           },
         },
         async (request, reply) => {

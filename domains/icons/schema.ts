@@ -119,3 +119,9 @@ export const UrlUpload = Type.Object({
   name: Type.String({ pattern: setNamePattern }),
   url: Type.String({ maxLength: 2048 }),
 });
+
+/** The bytes of an icon (the serializer never touches a Buffer), or nothing when the ETag still matches. */
+export const IconBytes = (type: string) => ({
+  200: Type.String({ format: 'binary', description: `the icon (${type})` }),
+  304: Type.Null({ description: 'Not modified: the If-None-Match ETag is current' }),
+});
