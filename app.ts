@@ -9,6 +9,7 @@ import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
+import icons from './domains/icons/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(mcp);
       await api.register(speedtest);
       await api.register(voice);
+      await api.register(icons);
     },
     { prefix: '/api' },
   );

@@ -59,6 +59,15 @@ export interface Config {
   voiceMaxBytes: number;
   /** Speech-to-text; null when STT_PROVIDER is unset. */
   stt: SttConfig | null;
+  /** Limits on an uploaded icon-set zip: entries, total and per-entry uncompressed bytes, compression ratio. */
+  iconZip: IconZipLimits;
+}
+
+export interface IconZipLimits {
+  maxEntries: number;
+  maxTotalBytes: number;
+  maxEntryBytes: number;
+  maxRatio: number;
 }
 
 export type SttConfig =
@@ -255,6 +264,12 @@ export function loadConfig(env: Env = environment()): Config {
     speedtestTimeoutMs: integer(env, 'SPEEDTEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     voiceMaxBytes: integer(env, 'VOICE_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     stt: stt(env),
+    iconZip: {
+      maxEntries: integer(env, 'ICON_ZIP_MAX_ENTRIES', 5000, 1, 100_000),
+      maxTotalBytes: integer(env, 'ICON_ZIP_MAX_TOTAL_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxEntryBytes: integer(env, 'ICON_ZIP_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxRatio: integer(env, 'ICON_ZIP_MAX_RATIO', 100, 2, 10_000),
+    },
   };
 }
 

@@ -111,6 +111,23 @@ const catalogue = {
   VOICE_CLIP_NOT_FOUND: notFound('voice clip'),
   VOICE_CLIP_FILE_MISSING: entry(404, (id: string) => `the audio file of voice clip ${id} is missing`),
   RANGE_NOT_SATISFIABLE: entry(416, detail),
+  // Icons.
+  ICON_SET_NOT_FOUND: notFound('icon set'),
+  ICON_SET_EXISTS: entry(
+    409,
+    (name: string) => `an icon set named "${name}" already exists (send ?replace=true to replace it)`,
+  ),
+  ICON_EXISTS: entry(
+    409,
+    (name: string) => `the set already has an icon named "${name}" (send ?replace=true to replace it)`,
+  ),
+  ICON_NOT_FOUND: entry(404, detail),
+  NO_ACCEPTABLE_ICON: entry(415, detail),
+  ICON_REF_INVALID: entry(400, detail),
+  ZIP_INVALID: entry(400, detail),
+  ZIP_UNSAFE_ENTRY: entry(400, detail),
+  ZIP_LIMIT_EXCEEDED: entry(413, detail),
+  ICON_SET_FETCH_FAILED: entry(502, detail),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

@@ -35,6 +35,12 @@ export const publicRoutes: readonly string[] = [
   'GET /api/docs/static/swagger-initializer.js',
   'GET /api/theme',
   'POST /api/ingest/:service',
+  'GET /api/icons',
+  'GET /api/icons/:slug.png',
+  'GET /api/icons/:slug.svg',
+  'GET /api/icon-sets',
+  'GET /api/icon-sets/:set',
+  'GET /api/icon-sets/:set/:file',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */

@@ -22,6 +22,10 @@ const withoutBodySchema = new Set([
   'POST /api/jobs/:id/retry',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
+  'POST /api/icon-sets', // multipart/form-data (name, file) or JSON { name, url }, described in its description
+  'POST /api/icon-sets/:set/icons', // multipart/form-data, streamed
+  'POST /api/voice/transcribe', // multipart/form-data (file, language)
+  'POST /api/speedtest/run',
 ]);
 
 interface Route {
