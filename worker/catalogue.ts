@@ -3,7 +3,7 @@
 // and checks the payload against it, and the worker refuses to start with a declared task that has no executor.
 // A domain adds its task here (name, payload schema from its schema.ts, what it does) and its executor in its jobs.ts.
 import type { Static, TSchema } from 'typebox';
-import { IngestPayload } from '../domains/capture/schema.ts';
+import { IngestPayload, LinkdingSyncPayload } from '../domains/capture/schema.ts';
 
 export interface TaskDeclaration {
   payload: TSchema;
@@ -24,6 +24,12 @@ export const taskCatalogue = {
   'ingest.video': {
     payload: IngestPayload,
     description: "Stores a captured video's oEmbed metadata and, when configured, its transcript",
+  },
+  'linkding.sync': {
+    payload: LinkdingSyncPayload,
+    description:
+      'Reads the bookmarks added or changed in linkding (LINKDING_URL) since the last run and captures each one',
+    maxAttempts: 3,
   },
 } as const satisfies Record<string, TaskDeclaration>;
 

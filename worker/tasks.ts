@@ -4,6 +4,7 @@ import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from '../config.ts';
 import { captureTasks } from '../domains/capture/jobs.ts';
+import { linkdingCron } from '../domains/capture/linkding.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
 import { type CronItem, cronTick, cronTickTask, type DomainCron } from './cron.ts';
 import { payloadProblem } from './enqueue.ts';
@@ -25,7 +26,7 @@ export type Executors = { [Name in TaskName]?: Executor<Name> };
 export type DomainTasks = (deps: JobDeps) => Executors;
 
 const domainTasks: DomainTasks[] = [captureTasks];
-const domainCron: DomainCron[] = [];
+const domainCron: DomainCron[] = [linkdingCron];
 
 /** Every recurring item the domains contribute. */
 export function cronItems(deps: JobDeps): CronItem[] {

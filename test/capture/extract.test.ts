@@ -1,15 +1,15 @@
 // Extraction on real bytes (HTML articles and pages without one, text, Markdown, a PDF built here), type
 // sniffing, subtitle and command-line handling, and the webhook's signature check and payload parsers.
 import t from 'tap';
+import { splitCommand, subtitleText } from '../../domains/capture/video.ts';
+import { parserFor, signatureMatches, WebhookPayloadError } from '../../domains/capture/webhook.ts';
 import {
   ExtractionError,
   extractDocument,
   extractHtml,
   maxContentChars,
   sniffType,
-} from '../../domains/capture/extract.ts';
-import { splitCommand, subtitleText } from '../../domains/capture/video.ts';
-import { parserFor, signatureMatches, WebhookPayloadError } from '../../domains/capture/webhook.ts';
+} from '../../lib/extract.ts';
 import { articleHtml, makePdf, prose, sign } from './fixtures.ts';
 
 t.test('HTML: Readability finds the article, leaving navigation, scripts and footer out', async (t) => {
