@@ -40,6 +40,7 @@ export async function captureIn(
   tx: Db,
   config: Pick<Config, 'ingestMaxAttempts'>,
   request: CaptureRequest,
+  /** null: the hub itself (the webhook after its secret check, the linkding pull), which reaches every space. */
   principal: Principal | null = null,
 ): Promise<CaptureResult> {
   const task: CaptureTask = taskFor(request.url);
@@ -56,7 +57,7 @@ export async function captureIn(
     // The insert waited for the transaction holding the key to commit, so its capture is visible now.
     const existing = await findCaptureByKey(tx, request.idempotency_key);
     if (!existing) throw new Error(`capture with key ${request.idempotency_key} vanished`);
-    if (!agentCanReachSpace(principal, existing.space_id)) {
+    if (principal !== null && !agentCanReachSpace(principal, existing.space_id)) {
       throw hubError('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key is already used by another capture');
     }
     if (existing.url !== url) {
@@ -94,7 +95,7 @@ export async function capture(
 
 /**
  * The space a capture or upload goes to: the one named (it must exist and, for a scoped agent, be its own; any other
- * answers as if it did not exist), or the "Inbox" space.
+ * answers as if it did not exist), or the "Inbox" space. A null principal is the hub itself.
  */
 export async function targetSpace(
   tx: Db,
@@ -102,7 +103,8 @@ export async function targetSpace(
   spaceId: string | undefined,
 ): Promise<string> {
   if (spaceId === undefined) return defaultSpaceId(tx);
-  if (!agentCanReachSpace(principal, spaceId) || !(await spaceExists(tx, spaceId))) {
+  const reachable = principal === null || agentCanReachSpace(principal, spaceId);
+  if (!reachable || !(await spaceExists(tx, spaceId))) {
     throw hubError('SPACE_NOT_FOUND', spaceId);
   }
   return spaceId;

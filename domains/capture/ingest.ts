@@ -8,7 +8,7 @@ import { acceptedBody, capture, targetSpace } from './capture.ts';
 import { checkCaptureUrlResolved } from './routing.ts';
 import { IngestHeaders, IngestParams, IngestQuery, WebhookResult } from './schema.ts';
 import {
-  deliveryAuthorized,
+  deliveryProblem,
   parserFor,
   signatureHeader,
   WebhookPayloadError,
@@ -64,12 +64,8 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!deliveryAuthorized(secret, raw, request.headers)) {
-        throw hubError(
-          'SIGNATURE_INVALID',
-          `send Authorization: Bearer <WEBHOOK_SECRET> or ${signatureHeader}: sha256=<hex HMAC of the body>`,
-        );
-      }
+      const problem = deliveryProblem(secret, raw, request.headers);
+      if (problem) throw hubError('SIGNATURE_INVALID', problem);
       let json: unknown;
       try {
         json = JSON.parse(raw.toString('utf8'));

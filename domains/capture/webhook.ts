@@ -16,17 +16,25 @@ export function signatureMatches(secret: string, raw: Buffer, header: string | u
 }
 
 /**
- * Whether a delivery proves it knows the secret: `Authorization: Bearer <secret>` (stock Karakeep), compared in
- * constant time, or the HMAC signature header over the body.
+ * Why a delivery does not prove it knows the secret, or null when it does: `Authorization: Bearer <secret>` (stock
+ * Karakeep), compared in constant time, or the HMAC signature header over the body.
  */
-export function deliveryAuthorized(
+export function deliveryProblem(
   secret: string,
   raw: Buffer,
   headers: { authorization?: string; [signatureHeader]?: string },
-): boolean {
+): string | null {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-  if (bearer && constantTimeEqual(digest(bearer[1]), digest(secret))) return true;
-  return signatureMatches(secret, raw, headers[signatureHeader]);
+  const signature = headers[signatureHeader];
+  if (bearer) {
+    // Digests have one length whatever the token's, so the comparison tells nothing about the secret's length.
+    if (constantTimeEqual(digest(bearer[1]), digest(secret))) return null;
+    if (!signature) return 'the bearer token does not match WEBHOOK_SECRET';
+  }
+  if (typeof signature !== 'string' || signature === '') {
+    return `missing ${signatureHeader} header (sha256=<hex HMAC of the body>) or Authorization: Bearer <WEBHOOK_SECRET>`;
+  }
+  return signatureMatches(secret, raw, signature) ? null : `${signatureHeader} does not match the body`;
 }
 
 export interface Bookmark {
@@ -116,9 +124,9 @@ function karakeep(body: unknown): WebhookOutcome {
     operation,
     bookmark: {
       url: event.url,
-      // One capture per bookmark and URL: a redelivery or an edit leaving the URL as it was is a duplicate, an
-      // edit to another URL captures that one. Karakeep's job ids restart with a new queue, so they are no key.
-      idempotency_key: `karakeep:${event.bookmarkId}:${digest(event.url).slice(0, 32)}`,
+      // A redelivery carries the same job id (a duplicate); an edit is a new job and captures again. The bookmark
+      // id is part of the key because job ids start over when Karakeep's queue does.
+      idempotency_key: `karakeep:${event.bookmarkId}:${event.jobId}`,
     },
   };
 }
