@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
 import t from 'tap';
+import { loadConfig } from '../../config.ts';
 import { dnsMaxAttempts, fetchFailure, setIngestFetchSeams } from '../../domains/capture/fetching.ts';
 import { capContent } from '../../lib/extract.ts';
 import type { LookupFn } from '../../lib/safe-fetch.ts';
@@ -447,4 +448,40 @@ t.test('long documents are searchable to their end; DOCUMENT_MAX_CHARS cuts and 
   );
   t.same(cut.metadata, { truncated: true, original_chars: 50, kept_chars: 20 });
   t.equal(cut.content.length, 20);
+});
+
+t.test('capture settings are checked at start', async (t) => {
+  for (const value of [
+    '169.254.169.254',
+    '169.254.0.0/16',
+    '0.0.0.0/0',
+    'fd00:ec2::/64',
+    '::/0',
+    'metadata.google.internal',
+  ]) {
+    t.throws(
+      () => loadConfig({ INGEST_ALLOW_PRIVATE: value }),
+      { name: 'ConfigError', message: /^INGEST_ALLOW_PRIVATE .*metadata/ },
+      `${value}: cloud metadata can never be allowed`,
+    );
+  }
+  t.throws(() => loadConfig({ INGEST_ALLOW_PRIVATE: '10.0.0.0/99' }), {
+    name: 'ConfigError',
+    message: /^INGEST_ALLOW_PRIVATE/,
+  });
+  t.throws(() => loadConfig({ INGEST_ALLOW_PRIVATE: 'not a host' }), {
+    name: 'ConfigError',
+    message: /^INGEST_ALLOW_PRIVATE/,
+  });
+  const allowed = loadConfig({
+    INGEST_ALLOW_PRIVATE: '192.168.1.0/24, wiki.lan, 10.1.2.3',
+  }).ingestAllowPrivate;
+  t.same([...(allowed?.hosts ?? [])], ['wiki.lan']);
+  t.equal(allowed?.ranges.length, 2);
+  t.throws(() => loadConfig({ INGEST_HEADERS_TIMEOUT_MS: '20000', INGEST_TIMEOUT_MS: '10000' }), {
+    name: 'ConfigError',
+    message: /^INGEST_HEADERS_TIMEOUT_MS must not exceed INGEST_TIMEOUT_MS/,
+  });
+  t.equal(loadConfig({}).ingestHeadersTimeoutMs, 10_000);
+  t.equal(loadConfig({ INGEST_TIMEOUT_MS: '5000' }).ingestHeadersTimeoutMs, 5000);
 });
