@@ -4,6 +4,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { assertStorable } from '../../lib/input.ts';
 import { errors } from '../../lib/schemas.ts';
 import { agentCanReachSpace, publicAccess } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
@@ -18,10 +19,14 @@ import {
   IngestParams,
   IngestQuery,
   UploadedDoc,
+  UploadForm,
   WebhookResult,
 } from './schema.ts';
 import { defaultSpaceId, spaceExists } from './store.ts';
 import {
+  GenericPayload,
+  KarakeepPayload,
+  LinkdingPayload,
   parserFor,
   signatureHeader,
   signatureMatches,
@@ -112,7 +117,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             'is stored), file (text, Markdown, HTML or PDF; the type is checked against the content; others ' +
             `are refused with 415; at most UPLOAD_MAX_BYTES, now ${config.uploadMaxBytes} bytes) and optionally ` +
             'title. The file becomes a searchable source document of origin "upload" at once.',
-          consumes: ['multipart/form-data'],
+          requestBody: { 'multipart/form-data': UploadForm },
           response: { 201: UploadedDoc, ...errors(400, 401, 403, 404, 413, 415, 422, 429) },
         },
       },
@@ -202,6 +207,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           params: IngestParams,
           querystring: IngestQuery,
           headers: IngestHeaders,
+          requestBody: {
+            'application/json': Type.Union([KarakeepPayload, LinkdingPayload, GenericPayload], {
+              description: 'by service: karakeep, linkding or generic',
+            }),
+          },
           response: {
             200: WebhookResult,
             202: WebhookResult,
@@ -246,6 +256,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         } catch {
           throw app.httpErrors.badRequest('the body is not JSON');
         }
+        assertStorable(json, 'body');
         let outcome: ReturnType<typeof parse>;
         try {
           outcome = parse(json, raw);
