@@ -29,7 +29,7 @@ import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors from './plugins/errors.ts';
+import errors, { frameworkError } from './plugins/errors.ts';
 import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
@@ -57,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
     ajv: {
       customOptions: { removeAdditional: false, allErrors: false },
       // After ajv-formats: dates a Date can hold (no leap second), as TypeBox's checks have them (lib/schemas.ts).

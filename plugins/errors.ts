@@ -195,6 +195,23 @@ function handle(error: FastifyError, request: FastifyRequest, reply: FastifyRepl
   return reply.status(statusCode).send(body);
 }
 
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors`): a URL whose percent-encoding
+ * is broken, a path parameter past the router's length limit. Answered in the catalogue's shape, without echoing
+ * the (possibly huge) path.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply.status(400).send(errorBody(400, 'VALUE_TOO_LONG', 'a path parameter is too long'));
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return reply
+      .status(400)
+      .send(errorBody(400, 'BAD_REQUEST', 'the URL is not valid (broken percent-encoding)'));
+  }
+  return handle(error, request, reply);
+}
+
 export default fp(
   async (app) => {
     app.setErrorHandler(handle);
