@@ -28,10 +28,12 @@ import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import voice from './domains/voice/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
+import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors from './plugins/errors.ts';
+import errors, { frameworkError } from './plugins/errors.ts';
+import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
 import { buildTaskList } from './worker/tasks.ts';
@@ -58,10 +60,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    frameworkErrors: frameworkError,
+    ajv: {
+      customOptions: { removeAdditional: false, allErrors: false },
+      // After ajv-formats: dates a Date can hold (no leap second), as TypeBox's checks have them (lib/schemas.ts).
+      onCreate: (ajv) => {
+        ajv.addFormat('date-time', isDateTime);
+        ajv.addFormat('date', isDate);
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errors);
+  await app.register(input);
   await app.register(sensible);
   await app.register(db, { sql: deps.sql });
   await app.register(auth, {

@@ -24,7 +24,8 @@ export function createSql(url: string, log: DbLogger, max = 10): Sql {
       if (!ending.has(sql))
         log.warn({ connectionId }, 'database connection dropped; a new one opens on demand');
     },
-    connection: { statement_timeout: 30_000, application_name: 'ops-hub' },
+    // TimeZone UTC: a plain date sent for a timestamp (due_at: "2026-12-05") is midnight UTC on every server.
+    connection: { statement_timeout: 30_000, application_name: 'ops-hub', TimeZone: 'UTC' },
     transform: { undefined: null },
   });
   return sql;

@@ -2,13 +2,17 @@
 // WEBHOOK_SECRET as a bearer token (stock Karakeep) or sign the body with it (webhook.ts). The body stays raw bytes
 // until that check has passed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
+import { assertStorable } from '../../lib/input.ts';
 import { errors } from '../../lib/schemas.ts';
 import { acceptedBody, capture, targetSpace } from './capture.ts';
 import { checkCaptureUrlResolved } from './routing.ts';
 import { IngestHeaders, IngestParams, IngestQuery, WebhookResult } from './schema.ts';
 import {
   deliveryProblem,
+  GenericPayload,
+  KarakeepPayload,
   parserFor,
   signatureHeader,
   WebhookPayloadError,
@@ -44,6 +48,11 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: IngestParams,
         querystring: IngestQuery,
         headers: IngestHeaders,
+        requestBody: {
+          'application/json': Type.Union([KarakeepPayload, GenericPayload], {
+            description: 'by service: karakeep or generic',
+          }),
+        },
         response: { 200: WebhookResult, 202: WebhookResult, ...errors(400, 401, 404, 409, 413, 503) },
       },
     },
@@ -72,6 +81,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } catch {
         throw hubError('INVALID_JSON', 'the body is not JSON');
       }
+      assertStorable(json, 'body');
       let outcome: ReturnType<typeof parse>;
       try {
         outcome = parse(json, raw);

@@ -114,3 +114,10 @@ export const WebhookResult = Type.Object({
   reason: Type.Optional(Type.String()),
   capture: Type.Union([Type.Ref('CaptureAccepted'), Type.Null()]),
 });
+
+/** The upload form as the OpenAPI document shows it (the route reads the parts as a stream, in any order). */
+export const UploadForm = Type.Object({
+  space_id: { ...Uuid, description: 'an existing space (in an agent’s scope)' },
+  file: Type.String({ format: 'binary', description: 'text, Markdown, HTML or PDF' }),
+  title: Type.Optional(Type.String({ maxLength: 500 })),
+});

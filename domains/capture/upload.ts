@@ -10,7 +10,7 @@ import { PendingReceipt } from '../pending-changes/schema.ts';
 import type { SourceDocRow } from '../source-docs/store.ts';
 import { targetSpace } from './capture.ts';
 import { type UploadedFile, uploadPayload } from './entity.ts';
-import { UploadedDoc } from './schema.ts';
+import { UploadedDoc, UploadForm } from './schema.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -66,7 +66,7 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'title. The file becomes a searchable source document of origin "upload" at once (its text cut at ' +
           `DOCUMENT_MAX_CHARS, now ${config.documentMaxChars}, the metadata saying so). A suggest-tier agent ` +
           "gets 202 with pending_change_id: the file is kept with the proposal and stored on the owner's approval.",
-        consumes: ['multipart/form-data'],
+        requestBody: { 'multipart/form-data': UploadForm },
         response: {
           201: UploadedDoc,
           202: PendingReceipt,
