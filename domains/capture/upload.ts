@@ -14,14 +14,14 @@ import { UploadedDoc, UploadForm } from './schema.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface UploadForm {
+interface ReceivedForm {
   spaceId: string;
   title: string | null;
   file: UploadedFile;
 }
 
 /** The form's fields in any order; the space is checked as soon as it is read, before the file is buffered. */
-async function readForm(request: FastifyRequest): Promise<UploadForm> {
+async function readForm(request: FastifyRequest): Promise<ReceivedForm> {
   let spaceId: string | null = null;
   let title: string | null = null;
   let file: UploadedFile | null = null;
