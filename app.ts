@@ -60,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errors);
   await app.register(sensible);
-  await app.register(db, { sql: deps.sql });
+  await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
     ownerToken: deps.ownerToken,

@@ -223,25 +223,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 
   const port = await choosePort(credentials.port);
-  const postgresFlags = [
-    `-p ${port}`,
-    "-c listen_addresses='127.0.0.1'",
-    "-c unix_socket_directories=''",
-    '-c max_connections=200',
-    '-c fsync=on',
-  ].join(' ');
-  await pgCtl(bin, runAs, [
-    'start',
-    '-D',
-    dataDir,
-    '-w',
-    '-t',
-    '60',
-    '-l',
-    path.join(options.dir, 'postgres.log'),
-    '-o',
-    postgresFlags,
-  ]);
+  await startServer(bin, runAs, options.dir, port);
 
   const stop = () => stopEmbeddedPostgres(options);
 
@@ -259,6 +241,45 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await stop();
     throw error;
   }
+}
+
+/** Starts the server of `dir` on `port` and waits until it accepts connections. */
+async function startServer(bin: string, runAs: RunAs | null, dir: string, port: number): Promise<void> {
+  const postgresFlags = [
+    `-p ${port}`,
+    "-c listen_addresses='127.0.0.1'",
+    "-c unix_socket_directories=''",
+    '-c max_connections=200',
+    '-c fsync=on',
+  ].join(' ');
+  await pgCtl(bin, runAs, [
+    'start',
+    '-D',
+    path.join(dir, 'data'),
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(dir, 'postgres.log'),
+    '-o',
+    postgresFlags,
+  ]);
+}
+
+/**
+ * Stops and starts again (on its last port) the server of a data directory another process started: an outage the
+ * way an operator causes one. Tests only.
+ */
+export async function cycleEmbeddedPostgres(
+  options: Pick<EmbeddedPostgresOptions, 'dir' | 'runtimeDir'>,
+  downMs = 0,
+): Promise<void> {
+  const runAs = postgresUser();
+  const bin = await binariesFor(runAs, options.runtimeDir);
+  const { port } = JSON.parse(await readFile(path.join(options.dir, 'credentials.json'), 'utf8')) as Credentials;
+  await pgCtl(bin, runAs, ['stop', '-D', path.join(options.dir, 'data'), '-m', 'fast', '-w', '-t', '60']);
+  if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+  await startServer(bin, runAs, options.dir, port as number);
 }
 
 /** Stops the cluster in options.dir if it runs (fast shutdown: open sessions are ended, data is safe). */

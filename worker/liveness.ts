@@ -39,6 +39,7 @@ export async function startWorkerLiveness(
   // the sweeps, which need transactions (a reserved connection cannot begin one).
   const client = postgres(connectionString, {
     max: 2,
+    connect_timeout: 2,
     onnotice: () => undefined,
     connection: { application_name: 'ops-hub-worker-liveness' },
   });
