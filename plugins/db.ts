@@ -18,6 +18,11 @@ export interface DbLogger {
 
 const ending = new WeakSet<Sql>();
 
+/** Seconds before reconnecting after `attempts` failed connections: 0.1 s more each time, at most 1 s. */
+export function reconnectBackoff(attempts: number): number {
+  return Math.min(0.1 * attempts, 1);
+}
+
 export function createSql(url: string, log: DbLogger, max = 10): Sql {
   // No idle timeout: a connection only closes when something went wrong, so every close is worth a line.
   const sql: Sql = postgres(url, {
@@ -25,6 +30,9 @@ export function createSql(url: string, log: DbLogger, max = 10): Sql {
     // Seconds. A server that is up answers a connect in milliseconds; a stopped or frozen one should fail the
     // request quickly rather than hold it for the driver's default 30 s.
     connect_timeout: 2,
+    // postgres.js waits before reconnecting a connection that failed, up to 20 s after a run of failures (an
+    // outage): the first requests after the database is back would wait that long. Back off briefly instead.
+    backoff: reconnectBackoff,
     onnotice: () => undefined,
     onclose: (connectionId: number) => {
       if (!ending.has(sql))
@@ -81,6 +89,7 @@ export function watchDatabase(url: string, intervalMs = 1000, timeoutMs = 1000):
       max: 1,
       connect_timeout: timeoutMs / 1000,
       idle_timeout: 0,
+      backoff: reconnectBackoff,
       onnotice: () => undefined,
       connection: { application_name: 'ops-hub-watch' },
     });

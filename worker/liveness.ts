@@ -7,6 +7,7 @@
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import postgres, { type ReservedSql } from 'postgres';
+import { reconnectBackoff } from '../plugins/db.ts';
 import {
   forgetWorkerProcess,
   recoverDeadWorkerJobs,
@@ -40,6 +41,7 @@ export async function startWorkerLiveness(
   const client = postgres(connectionString, {
     max: 2,
     connect_timeout: 2,
+    backoff: reconnectBackoff,
     onnotice: () => undefined,
     connection: { application_name: 'ops-hub-worker-liveness' },
   });
