@@ -55,6 +55,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
+    // A silent or trickling client is cut off (README, "Time limits"): idle keep-alive connections, headers and
+    // whole requests each have a limit, checked every second rather than Node's default 30 s.
+    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
+    requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+    http: {
+      headersTimeout: deps.config.httpHeadersTimeoutMs,
+      requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

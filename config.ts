@@ -52,6 +52,12 @@ export interface Config {
   ingestMaxBytes: number;
   /** Attempts of an ingest job with a transient failure (5xx, timeout) before it is marked failed. */
   ingestMaxAttempts: number;
+  /** HTTP server time limits in ms: an idle keep-alive connection; a request's headers; a whole request. */
+  httpKeepAliveTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  /** On shutdown, how long /api/healthz answers 503 before the server stops taking connections. */
+  shutdownDrainMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -213,6 +219,10 @@ export function loadConfig(env: Env = environment()): Config {
     ingestTimeoutMs: integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000),
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxAttempts: integer(env, 'INGEST_MAX_ATTEMPTS', 5, 1, 25),
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
   };
 }
 

@@ -91,7 +91,10 @@ export async function superviseWorker(options: WorkerOptions): Promise<Supervise
         if (stopping || runner !== current) return;
         runner = null;
         if (Date.now() - startedAt > 60_000) failures = 0;
-        options.log.warn({ err: describeError(error) }, 'the worker stopped with an error; starting it again');
+        options.log.warn(
+          { err: describeError(error) },
+          'the worker stopped with an error; starting it again',
+        );
         schedule();
       },
     );

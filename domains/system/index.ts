@@ -1,10 +1,11 @@
 // Liveness, readiness and version. Liveness answers 503 from the moment shutdown begins; readiness answers within
 // its own short deadline (a frozen database must not hold the probe) and says not ready while the database is away.
 // Both are polled constantly, so their request lines are logged at debug level only.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { pendingMigrations } from '../../lib/migrate.ts';
 import { hubError } from '../../lib/errors.ts';
+import { pendingMigrations } from '../../lib/migrate.ts';
 import { errors } from '../../lib/schemas.ts';
 import { version } from '../../lib/version.ts';
 import { publicAccess } from '../../plugins/auth.ts';
@@ -43,8 +44,11 @@ async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> 
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   let closing = false;
+  // preClose runs while the server still takes connections: during the drain a load balancer sees 503 and stops
+  // sending traffic before the listener closes.
   app.addHook('preClose', async () => {
     closing = true;
+    if (app.config.shutdownDrainMs > 0) await sleep(app.config.shutdownDrainMs);
   });
 
   app.get(

@@ -117,7 +117,8 @@ function load() {
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           if (answer.status === 201 && n % 3 === 2) written.push(answer.body.id as string);
         },
-        (error: Error) => failures.push(
+        (error: Error) =>
+          failures.push(
             `${what}: ${error.message} (${String((error.cause as Error | undefined)?.message)}) after ${Date.now() - started} ms`,
           ),
       );
