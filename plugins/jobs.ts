@@ -6,10 +6,39 @@ import fp from 'fastify-plugin';
 import { Logger, parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
 import { closeSafeFetch } from '../lib/safe-fetch.ts';
 import { cronTickItem } from '../worker/cron.ts';
+import { PermanentJobError } from '../worker/errors.ts';
 import { startWorkerLiveness } from '../worker/liveness.ts';
 
+/**
+ * graphile-worker's meta carries whole objects (the failed job, the pg client of a connection error, the error with
+ * its stack): log what helps and nothing of the driver. An expected failure (PermanentJobError, e.g. a refused
+ * capture) is logged without its stack; any other failure keeps it in the message.
+ */
+function workerMeta(
+  message: string,
+  meta: Record<string, unknown> | undefined,
+): [Record<string, unknown>, string] {
+  const out: Record<string, unknown> = {};
+  let text = message;
+  for (const [key, value] of Object.entries(meta ?? {})) {
+    if (value instanceof Error) {
+      out[key] = describeError(value);
+      if (value instanceof PermanentJobError) text = text.split('\n')[0];
+    } else if (key === 'job' && value && typeof value === 'object') {
+      const job = value as { id?: unknown; task_identifier?: unknown; attempts?: unknown };
+      out.job = { id: job.id, task: job.task_identifier, attempts: job.attempts };
+    } else if (key === 'client' || key === 'pool') {
+      // The driver's own objects: never dumped.
+    } else {
+      out[key] = value;
+    }
+  }
+  return [out, text];
+}
+
 export function workerLogger(log: FastifyBaseLogger): Logger {
-  return new Logger((scope) => (level, message, meta) => {
+  return new Logger((scope) => (level, rawMessage, rawMeta) => {
+    const [meta, message] = workerMeta(rawMessage, rawMeta);
     const target =
       level === 'error'
         ? log.error

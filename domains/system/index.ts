@@ -44,6 +44,12 @@ async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> 
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   let closing = false;
+  // The routes' own request lines are raised to warn (quiet); one debug line per poll replaces them.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url === '/api/healthz' || request.routeOptions.url === '/api/readyz') {
+      app.log.debug({ url: request.url, statusCode: reply.statusCode }, 'health poll answered');
+    }
+  });
   // preClose runs while the server still takes connections: during the drain a load balancer sees 503 and stops
   // sending traffic before the listener closes.
   app.addHook('preClose', async () => {
@@ -54,7 +60,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/healthz',
     {
-      logLevel: 'debug',
+      logLevel: 'warn',
       schema: {
         tags: ['system'],
         summary: 'Liveness: 503 once shutdown has begun',
@@ -70,7 +76,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/readyz',
     {
-      logLevel: 'debug',
+      logLevel: 'warn',
       schema: {
         tags: ['system'],
         summary: 'Readiness: database reachable, migrations applied, worker running',

@@ -64,6 +64,7 @@ t.test('shutdown: healthz 503 while draining; a second signal still stops the da
     return status === 503 ? status : undefined;
   });
   t.equal(health, 503, 'liveness answers 503 once shutdown has begun');
+  t.notMatch(hub.child.output(), /"url":"\/api\/(readyz|healthz)"/, 'readiness polls are not logged at info');
   // A second signal cuts the graceful shutdown short; the database must not be left running.
   hub.child.process.kill('SIGTERM');
   await hub.child.exited;
