@@ -69,12 +69,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ajv.addFormat('date', isDate);
       },
     },
+    // A silent or trickling client is cut off (README, "Time limits"): idle keep-alive connections, headers and
+    // whole requests each have a limit, checked every second rather than Node's default 30 s.
+    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
+    requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+    http: {
+      headersTimeout: deps.config.httpHeadersTimeoutMs,
+      requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errors);
   await app.register(input);
   await app.register(sensible);
-  await app.register(db, { sql: deps.sql });
+  await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
     ownerToken: deps.ownerToken,

@@ -70,6 +70,12 @@ export interface Config {
   documentMaxChars: number;
   /** The linkding instance whose bookmarks are pulled, when LINKDING_URL and LINKDING_TOKEN are set. */
   linkding: LinkdingConfig | null;
+  /** HTTP server time limits in ms: an idle keep-alive connection; a request's headers; a whole request. */
+  httpKeepAliveTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  /** On shutdown, how long /api/healthz answers 503 before the server stops taking connections. */
+  shutdownDrainMs: number;
 }
 
 export interface LinkdingConfig {
@@ -313,6 +319,10 @@ export function loadConfig(env: Env = environment()): Config {
     ingestAllowPrivate: allowPrivate(env),
     documentMaxChars: integer(env, 'DOCUMENT_MAX_CHARS', 500_000, 1000, 5_000_000),
     linkding: linkding(env),
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
   };
 }
 
