@@ -35,6 +35,8 @@ export const publicRoutes: readonly string[] = [
   'GET /api/docs/static/swagger-initializer.js',
   'GET /api/theme',
   'POST /api/ingest/:service',
+  // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
+  'GET /api/metrics',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */
