@@ -51,7 +51,10 @@ await writeFile(
     { dst: '192.168.1.255', dev: 'eth0', lladdr: 'ff:ff:ff:ff:ff:ff', state: ['NOARP'] },
   ]),
 );
-await writeFile(scanOutput, 'Interface: eth0\n192.168.1.30\t00-11-22-33-44-55\tSome Maker Inc.\n\nEnding arp-scan\n');
+await writeFile(
+  scanOutput,
+  'Interface: eth0\n192.168.1.30\t00-11-22-33-44-55\tSome Maker Inc.\n\nEnding arp-scan\n',
+);
 await writeFile(
   leasesFile,
   `1900000000 ${raspberry} 192.168.1.10 octopi 01:${raspberry}\n1900000000 ${phone} 192.168.1.11 * *\n`,
@@ -78,7 +81,11 @@ t.test('MAC forms normalise to lowercase with colons; anything else is refused',
   t.ok(isLocallyAdministered(phone));
   t.notOk(isLocallyAdministered(raspberry));
   t.equal(await vendorOf(raspberry), 'Raspberry Pi Foundation');
-  t.equal(await vendorOf(converging), 'Converging Systems Inc.', 'the 9-digit block wins over its 6-digit parent');
+  t.equal(
+    await vendorOf(converging),
+    'Converging Systems Inc.',
+    'the 9-digit block wins over its 6-digit parent',
+  );
   t.equal(await vendorOf(phone), null, 'a random address has no vendor');
   const bad = await ta.asOwner({ method: 'POST', url: '/api/devices', payload: { mac: 'not-a-mac' } });
   t.equal(bad.statusCode, 400);
@@ -88,12 +95,17 @@ t.test('MAC forms normalise to lowercase with colons; anything else is refused',
 
 t.test('fixture parsers skip incomplete entries', async (t) => {
   t.same(
-    parseProcArp(`${arpHeader}10.0.0.1 0x1 0x2 AA:BB:CC:00:00:01 * eth0\n10.0.0.2 0x1 0x0 00:00:00:00:00:00 * eth0\n`),
+    parseProcArp(
+      `${arpHeader}10.0.0.1 0x1 0x2 AA:BB:CC:00:00:01 * eth0\n10.0.0.2 0x1 0x0 00:00:00:00:00:00 * eth0\n`,
+    ),
     [{ mac: 'aa:bb:cc:00:00:01', ip: '10.0.0.1' }],
   );
-  t.same(parseIpNeigh('[{"dst":"10.0.0.3","state":["FAILED"]},{"dst":"10.0.0.4","lladdr":"aa:bb:cc:00:00:02","state":["STALE"]}]'), [
-    { mac: 'aa:bb:cc:00:00:02', ip: '10.0.0.4' },
-  ]);
+  t.same(
+    parseIpNeigh(
+      '[{"dst":"10.0.0.3","state":["FAILED"]},{"dst":"10.0.0.4","lladdr":"aa:bb:cc:00:00:02","state":["STALE"]}]',
+    ),
+    [{ mac: 'aa:bb:cc:00:00:02', ip: '10.0.0.4' }],
+  );
 });
 
 t.test('a manual add is known and absent; a MAC that exists is 409', async (t) => {
@@ -118,56 +130,82 @@ t.test('a manual add is known and absent; a MAC that exists is 409', async (t) =
   t.equal(again.json().code, 'DEVICE_EXISTS');
 });
 
-t.test('a scan reads every source, skips incomplete entries and never overwrites what the owner set', async (t) => {
-  const accepted = await ta.asOwner({ method: 'POST', url: '/api/devices/scan' });
-  t.equal(accepted.statusCode, 202);
-  const [record] = await ta.sql`select task from job_records where id = ${accepted.json().job_id}`;
-  t.equal(record.task, 'devices.scan');
+t.test(
+  'a scan reads every source, skips incomplete entries and never overwrites what the owner set',
+  async (t) => {
+    const accepted = await ta.asOwner({ method: 'POST', url: '/api/devices/scan' });
+    t.equal(accepted.statusCode, 202);
+    const [record] = await ta.sql`select task from job_records where id = ${accepted.json().job_id}`;
+    t.equal(record.task, 'devices.scan');
 
-  const result = await scanDevices(deps);
-  t.equal(result.seen, 4, 'the pi, the phone, the neighbour-table device and the scan command device');
-  const macs = (await ta.sql`select mac from lan_devices order by mac`).map((row) => row.mac);
-  t.same(macs, ['00:11:22:33:44:55', converging, raspberry, phone]);
+    const result = await scanDevices(deps);
+    t.equal(result.seen, 4, 'the pi, the phone, the neighbour-table device and the scan command device');
+    const macs = (await ta.sql`select mac from lan_devices order by mac`).map((row) => row.mac);
+    t.same(macs, ['00:11:22:33:44:55', converging, raspberry, phone]);
 
-  const pi = await get(raspberry);
-  t.match(pi, { status: 'known', present: true, name: 'Printer Pi', ip: '192.168.1.99', hostname: 'octopi' });
-  t.ok(pi.last_seen, 'last seen is set');
-  t.match(await get(phone), { status: 'new', present: true, random_mac: true, vendor: null, ip: '192.168.1.11' });
-  t.match(await get(converging), { status: 'new', vendor: 'Converging Systems Inc.', ip: '192.168.1.20' });
-  t.match(await get('00:11:22:33:44:55'), { ip: '192.168.1.30', status: 'new' });
+    const pi = await get(raspberry);
+    t.match(pi, {
+      status: 'known',
+      present: true,
+      name: 'Printer Pi',
+      ip: '192.168.1.99',
+      hostname: 'octopi',
+    });
+    t.ok(pi.last_seen, 'last seen is set');
+    t.match(await get(phone), {
+      status: 'new',
+      present: true,
+      random_mac: true,
+      vendor: null,
+      ip: '192.168.1.11',
+    });
+    t.match(await get(converging), { status: 'new', vendor: 'Converging Systems Inc.', ip: '192.168.1.20' });
+    t.match(await get('00:11:22:33:44:55'), { ip: '192.168.1.30', status: 'new' });
 
-  // The owner names the phone, gives it an icon and fixes its address; the next scan sees it elsewhere.
-  const patched = await ta.asOwner({
-    method: 'PATCH',
-    url: `/api/devices/${phone.toUpperCase()}`,
-    payload: { name: 'Ana phone', icon: 'brand:apple', notes: 'private MAC', type: 'phone', location: 'hall', ip: '192.168.1.111' },
-  });
-  t.equal(patched.statusCode, 200);
-  t.equal(patched.json().icon_url, '/api/icons/apple.png');
-  await writeArp([
-    `192.168.1.50     0x1         0x2         ${phone}     *        eth0`,
-    `192.168.1.51     0x1         0x2         ${raspberry}     *        eth0`,
-  ]);
-  await writeFile(neighJson, '[]');
-  await writeFile(scanOutput, '');
-  const second = await scanDevices(deps);
-  t.equal(second.absent, 2, 'devices not seen any more become absent');
-  t.match(await get(phone), {
-    name: 'Ana phone',
-    icon: 'brand:apple',
-    notes: 'private MAC',
-    type: 'phone',
-    location: 'hall',
-    ip: '192.168.1.111',
-    present: true,
-  });
-  t.match(await get(raspberry), { ip: '192.168.1.99', name: 'Printer Pi', present: true });
-  t.match(await get(converging), { present: false, ip: '192.168.1.20' });
-});
+    // The owner names the phone, gives it an icon and fixes its address; the next scan sees it elsewhere.
+    const patched = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/devices/${phone.toUpperCase()}`,
+      payload: {
+        name: 'Ana phone',
+        icon: 'brand:apple',
+        notes: 'private MAC',
+        type: 'phone',
+        location: 'hall',
+        ip: '192.168.1.111',
+      },
+    });
+    t.equal(patched.statusCode, 200);
+    t.equal(patched.json().icon_url, '/api/icons/apple.png');
+    await writeArp([
+      `192.168.1.50     0x1         0x2         ${phone}     *        eth0`,
+      `192.168.1.51     0x1         0x2         ${raspberry}     *        eth0`,
+    ]);
+    await writeFile(neighJson, '[]');
+    await writeFile(scanOutput, '');
+    const second = await scanDevices(deps);
+    t.equal(second.absent, 2, 'devices not seen any more become absent');
+    t.match(await get(phone), {
+      name: 'Ana phone',
+      icon: 'brand:apple',
+      notes: 'private MAC',
+      type: 'phone',
+      location: 'hall',
+      ip: '192.168.1.111',
+      present: true,
+    });
+    t.match(await get(raspberry), { ip: '192.168.1.99', name: 'Printer Pi', present: true });
+    t.match(await get(converging), { present: false, ip: '192.168.1.20' });
+  },
+);
 
 t.test('a configured source that fails changes nothing', async (t) => {
   const broken = await testApp(t, {
-    env: { DEVICES_ARP_FILE: arpFile, DEVICES_NEIGH_COMMAND: 'off', DEVICES_SCAN_COMMAND: path.join(dir, 'missing') },
+    env: {
+      DEVICES_ARP_FILE: arpFile,
+      DEVICES_NEIGH_COMMAND: 'off',
+      DEVICES_SCAN_COMMAND: path.join(dir, 'missing'),
+    },
   });
   await t.rejects(scanDevices({ sql: broken.sql, config: broken.config }), /not found/);
   const [{ count }] = await broken.sql`select count(*)::int from lan_devices`;
@@ -188,7 +226,10 @@ t.test('the band list: new first, filters, search across fields', async (t) => {
     'within a band by name (or host name), then IP',
   );
   const byVendor = (await ta.asOwner({ method: 'GET', url: '/api/devices?q=RASPBERRY' })).json();
-  t.same(byVendor.items.map((item: { mac: string }) => item.mac), [raspberry]);
+  t.same(
+    byVendor.items.map((item: { mac: string }) => item.mac),
+    [raspberry],
+  );
   const byIp = (await ta.asOwner({ method: 'GET', url: '/api/devices?q=192.168.1.30' })).json();
   t.equal(byIp.total, 1);
   const absent = (await ta.asOwner({ method: 'GET', url: '/api/devices?present=false' })).json();
@@ -199,11 +240,20 @@ t.test('the band list: new first, filters, search across fields', async (t) => {
 
 t.test('review: accept or ignore a new device', async (t) => {
   const waiting = (await ta.asOwner({ method: 'GET', url: '/api/devices/discovered' })).json();
-  t.same(waiting.items.map((item: { mac: string }) => item.mac).sort(), ['00:11:22:33:44:55', converging, phone]);
+  t.same(waiting.items.map((item: { mac: string }) => item.mac).sort(), [
+    '00:11:22:33:44:55',
+    converging,
+    phone,
+  ]);
   const accepted = await ta.asOwner({
     method: 'PATCH',
     url: `/api/devices/discovered/${converging}`,
-    payload: { action: 'accept', name: 'Blinds controller', icon: 'set:home:blinds', location: 'living room' },
+    payload: {
+      action: 'accept',
+      name: 'Blinds controller',
+      icon: 'set:home:blinds',
+      location: 'living room',
+    },
   });
   t.equal(accepted.statusCode, 200);
   t.match(accepted.json(), {
@@ -233,11 +283,23 @@ t.test('patch: icon must be an iconRef or null; status known or ignored', async 
     const bad = await ta.asOwner({ method: 'PATCH', url: `/api/devices/${phone}`, payload: { icon } });
     t.equal(bad.statusCode, 400, icon);
   }
-  const cleared = await ta.asOwner({ method: 'PATCH', url: `/api/devices/${phone}`, payload: { icon: null } });
+  const cleared = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/devices/${phone}`,
+    payload: { icon: null },
+  });
   t.match(cleared.json(), { icon: null, icon_url: null });
-  const newAgain = await ta.asOwner({ method: 'PATCH', url: `/api/devices/${phone}`, payload: { status: 'new' } });
+  const newAgain = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/devices/${phone}`,
+    payload: { status: 'new' },
+  });
   t.equal(newAgain.statusCode, 400);
-  const missing = await ta.asOwner({ method: 'PATCH', url: '/api/devices/02:00:00:00:00:09', payload: { name: 'x' } });
+  const missing = await ta.asOwner({
+    method: 'PATCH',
+    url: '/api/devices/02:00:00:00:00:09',
+    payload: { name: 'x' },
+  });
   t.equal(missing.statusCode, 404);
   t.equal(missing.json().code, 'DEVICE_NOT_FOUND');
 });
@@ -245,7 +307,11 @@ t.test('patch: icon must be an iconRef or null; status known or ignored', async 
 t.test('access: reads for agents, writes for the owner, 401 without credentials', async (t) => {
   const agent = await createAgent(ta, { tier: 'owner' });
   t.equal((await ta.asAgent(agent.token, { method: 'GET', url: '/api/devices' })).statusCode, 200);
-  const write = await ta.asAgent(agent.token, { method: 'PATCH', url: `/api/devices/${phone}`, payload: { name: 'x' } });
+  const write = await ta.asAgent(agent.token, {
+    method: 'PATCH',
+    url: `/api/devices/${phone}`,
+    payload: { name: 'x' },
+  });
   t.equal(write.statusCode, 403);
   t.equal(write.json().code, 'OWNER_ONLY');
   t.equal((await ta.anon({ method: 'POST', url: '/api/devices/scan' })).statusCode, 401);
@@ -259,10 +325,14 @@ t.test('delete', async (t) => {
 
 t.test('the scan recurs through the cron registry on DEVICES_SCAN_SCHEDULE', async (t) => {
   const items = devicesCron(deps);
-  t.same(items.map((item) => item.schedule), ['*/5 * * * *']);
+  t.same(
+    items.map((item) => item.schedule),
+    ['*/5 * * * *'],
+  );
   const log = { info: () => undefined, error: (message: string) => t.fail(message) };
   t.same(await runDueItems(deps, items, new Date('2026-03-01T10:07:00'), log), []);
   t.same(await runDueItems(deps, items, new Date('2026-03-01T10:10:00'), log), ['devices.scan']);
-  const [row] = await ta.sql`select count(*)::int as count from job_records where task = 'devices.scan' and job_key like 'cron:%'`;
+  const [row] =
+    await ta.sql`select count(*)::int as count from job_records where task = 'devices.scan' and job_key like 'cron:%'`;
   t.equal(row.count, 1);
 });

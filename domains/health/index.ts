@@ -13,7 +13,7 @@
 //   POST   /api/health/discovered/:id/promote   makes a candidate a curated, enabled service
 //   DELETE /api/health/discovered/:id           dismisses a candidate; later sweeps do not propose it again
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
@@ -54,6 +54,11 @@ import {
 } from './store.ts';
 
 const tags = ['health'];
+
+/** A POST whose body may be left out entirely: no body reads as `{}`. */
+async function bodyOptional(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
 
 function present(row: ServiceRow): Service {
   const { failures: _failures, ...service } = row;
@@ -299,15 +304,16 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       owner.post(
         '/health/check',
         {
+          preValidation: bodyOptional,
           schema: {
             tags,
             summary: 'Check every enabled service (or those named) now',
-            body: Type.Optional(CheckRequest),
+            body: CheckRequest,
             response: { 202: Accepted, ...errors(400, 401, 403) },
           },
         },
         async (request, reply) => {
-          const ids = request.body?.ids;
+          const ids = request.body.ids;
           const job = await enqueue(app.sql, 'health.check', ids ? { ids } : {});
           return reply.status(202).send({ job_id: job.id, task: 'health.check' });
         },
@@ -332,16 +338,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       owner.post(
         '/health/discovered/:id/promote',
         {
+          preValidation: bodyOptional,
           schema: {
             tags,
             summary: 'Make a candidate a curated, enabled service',
             params: IdParams,
-            body: Type.Optional(Promote),
+            body: Promote,
             response: { 200: Service, ...errors(400, 401, 403, 404) },
           },
         },
         async (request) => {
-          if (!(await promoteCandidate(app.sql, request.params.id, request.body ?? {}))) {
+          if (!(await promoteCandidate(app.sql, request.params.id, request.body))) {
             throw hubError('CANDIDATE_NOT_FOUND', request.params.id);
           }
           return found(app.sql, request.params.id);

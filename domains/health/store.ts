@@ -300,8 +300,8 @@ export async function promoteCandidate(
   fields: { name?: string; category?: string; icon?: string | null },
 ): Promise<boolean> {
   const result = await sql`
-    update monitored_services set discovered = false, enabled = true, state = 'pending', failures = 0,
-      ${Object.keys(fields).length > 0 ? sql`${sql(fields)},` : sql``} updated_at = now()
+    update monitored_services set ${sql({ ...fields, discovered: false, enabled: true, state: 'pending', failures: 0 })},
+      updated_at = now()
     where id = ${id} and discovered`;
   return result.count > 0;
 }

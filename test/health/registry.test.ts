@@ -2,17 +2,21 @@
 // restarted: state, since, history, events and alerts to a fake ntfy server), retries, keyword, status range and
 // redirects, the recurring run and retention, Prometheus metrics, and the service_health tool.
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import type { JobHelpers } from 'graphile-worker';
 import t from 'tap';
-import { checkServices, healthCron, healthTasks } from '../domains/health/jobs.ts';
-import { alertRequest, alertsSettled, notify } from '../lib/notify.ts';
-import { runDueItems } from '../worker/cron.ts';
-import { createAgent, testApp } from './helpers/app.ts';
-import { startUpstream } from './helpers/upstream.ts';
+import { checkServices, healthCron, healthTasks } from '../../domains/health/jobs.ts';
+import { alertRequest, alertsSettled, notify } from '../../lib/notify.ts';
+import { runDueItems } from '../../worker/cron.ts';
+import { createAgent, testApp } from '../helpers/app.ts';
+import { startUpstream } from '../helpers/upstream.ts';
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 /** A fake ntfy: records each publish and answers like ntfy does (the message as JSON). */
-async function startNtfy(t: Tap.Test, failFirst = 0) {
+async function startNtfy(t: Teardown, failFirst = 0) {
   const waiters: { count: number; resolve: () => void }[] = [];
   let failures = failFirst;
   const ntfy = await startUpstream(t, (request, response) => {
@@ -44,7 +48,7 @@ async function startNtfy(t: Tap.Test, failFirst = 0) {
 }
 
 /** A local web service that can be stopped and started again on the same port. */
-async function startService(t: Tap.Test) {
+async function startService(t: Teardown) {
   const requests: http.IncomingHttpHeaders[] = [];
   const handler: http.RequestListener = (request, response) => {
     requests.push(request.headers);
@@ -53,7 +57,9 @@ async function startService(t: Tap.Test) {
     } else if (request.url === '/broken') {
       response.writeHead(503).end('unavailable');
     } else {
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Fridge</title><p>all systems nominal</p>');
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<title>Fridge</title><p>all systems nominal</p>');
     }
   };
   let server = http.createServer(handler);
@@ -80,7 +86,11 @@ async function startService(t: Tap.Test) {
 const ntfy = await startNtfy(t);
 const web = await startService(t);
 const ta = await testApp(t, {
-  env: { ALERT_URL: `${ntfy.url}/hub-alerts`, ALERT_FORMAT: 'ntfy', METRICS_TOKEN: 'scrape-token-0123456789' },
+  env: {
+    ALERT_URL: `${ntfy.url}/hub-alerts`,
+    ALERT_FORMAT: 'ntfy',
+    METRICS_TOKEN: 'scrape-token-0123456789',
+  },
 });
 const deps = { sql: ta.sql, config: ta.config };
 
@@ -89,7 +99,8 @@ async function create(payload: Record<string, unknown>) {
   if (response.statusCode !== 201) throw new Error(`create failed: ${response.body}`);
   return response.json();
 }
-const service = async (id: string) => (await ta.asOwner({ method: 'GET', url: `/api/health/services/${id}` })).json();
+const service = async (id: string) =>
+  (await ta.asOwner({ method: 'GET', url: `/api/health/services/${id}` })).json();
 
 t.test('definitions: check fields, one service per target, 400 for bad URLs and ports', async (t) => {
   const bad = [
@@ -114,8 +125,20 @@ t.test('definitions: check fields, one service per target, 400 for bad URLs and 
   });
   t.equal(tooFast.statusCode, 400);
 
-  const nas = await create({ name: 'NAS', kind: 'http', url: 'http://NAS.lan/admin', external: true, category: 'Storage' });
-  t.match(nas, { target: 'http://nas.lan:80/admin', external: true, state: 'pending', interval_s: 60, retries: 0 });
+  const nas = await create({
+    name: 'NAS',
+    kind: 'http',
+    url: 'http://NAS.lan/admin',
+    external: true,
+    category: 'Storage',
+  });
+  t.match(nas, {
+    target: 'http://nas.lan:80/admin',
+    external: true,
+    state: 'pending',
+    interval_s: 60,
+    retries: 0,
+  });
   const same = await ta.asOwner({
     method: 'POST',
     url: '/api/health/services',
@@ -125,21 +148,36 @@ t.test('definitions: check fields, one service per target, 400 for bad URLs and 
   t.equal(same.json().code, 'SERVICE_TARGET_TAKEN');
   const ssh = await create({ name: 'NAS ssh', kind: 'tcp', host: 'nas.lan', port: 22, category: 'Storage' });
   t.equal(ssh.target, 'tcp://nas.lan:22');
-  const clash = await ta.asOwner({ method: 'PATCH', url: `/api/health/services/${ssh.id}`, payload: { kind: 'http', url: 'http://nas.lan/admin' } });
+  const clash = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/health/services/${ssh.id}`,
+    payload: { kind: 'http', url: 'http://nas.lan/admin' },
+  });
   t.equal(clash.statusCode, 409);
   const put = await ta.asOwner({
     method: 'PUT',
     url: `/api/health/services/${ssh.id}`,
     payload: { name: 'NAS shell', kind: 'tcp', host: 'nas.lan', port: 2222, external: true },
   });
-  t.match(put.json(), { name: 'NAS shell', target: 'tcp://nas.lan:2222', external: true, category: 'Services' });
+  t.match(put.json(), {
+    name: 'NAS shell',
+    target: 'tcp://nas.lan:2222',
+    external: true,
+    category: 'Services',
+  });
   t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${nas.id}` })).statusCode, 204);
   t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${ssh.id}` })).statusCode, 204);
   t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${ssh.id}` })).statusCode, 404);
 });
 
 t.test('a service going down and back up: state, since, history, events and alerts', async (t) => {
-  const fridge = await create({ name: 'Fridge', kind: 'http', url: `${web.url}/`, keyword: 'nominal', category: 'Home' });
+  const fridge = await create({
+    name: 'Fridge',
+    kind: 'http',
+    url: `${web.url}/`,
+    keyword: 'nominal',
+    category: 'Home',
+  });
   const first = await checkServices(deps, { ids: [fridge.id] });
   t.match(first, { checked: 1, up: 1, changed: 1 });
   const up = await service(fridge.id);
@@ -168,7 +206,9 @@ t.test('a service going down and back up: state, since, history, events and aler
   t.equal(ntfy.requests.length, 2, 'one alert for going down, one for coming back; none for the first pass');
   t.equal(ntfy.requests[1].headers.title, 'Fridge is back up');
 
-  const history = (await ta.asOwner({ method: 'GET', url: `/api/health/services/${fridge.id}/history` })).json();
+  const history = (
+    await ta.asOwner({ method: 'GET', url: `/api/health/services/${fridge.id}/history` })
+  ).json();
   t.same(
     history.checks.map((check: { state: string }) => check.state),
     ['up', 'down', 'down', 'up'],
@@ -176,13 +216,20 @@ t.test('a service going down and back up: state, since, history, events and aler
   t.same(history.uptime, { '24h': 50, '7d': 50, '30d': 50 });
   const since = history.checks[1].checked_at;
   const recent = (
-    await ta.asOwner({ method: 'GET', url: `/api/health/services/${fridge.id}/history?since=${encodeURIComponent(since)}` })
+    await ta.asOwner({
+      method: 'GET',
+      url: `/api/health/services/${fridge.id}/history?since=${encodeURIComponent(since)}`,
+    })
   ).json();
   t.equal(recent.checks.length, 2);
 
-  const events = (await ta.asOwner({ method: 'GET', url: `/api/health/events?service_id=${fridge.id}` })).json();
+  const events = (
+    await ta.asOwner({ method: 'GET', url: `/api/health/events?service_id=${fridge.id}` })
+  ).json();
   t.same(
-    events.items.map((event: { from_state: string; to_state: string }) => `${event.from_state}>${event.to_state}`),
+    events.items.map(
+      (event: { from_state: string; to_state: string }) => `${event.from_state}>${event.to_state}`,
+    ),
     ['down>up', 'up>down', 'pending>up'],
   );
   t.equal(events.items[1].message, 'connection refused');
@@ -192,7 +239,11 @@ t.test('retries, keyword, status range and redirects', async (t) => {
   const patient = await create({ name: 'Patient', kind: 'http', url: `${web.url}/broken`, retries: 1 });
   await ta.sql`update monitored_services set state = 'up' where id = ${patient.id}`;
   await checkServices(deps, { ids: [patient.id] });
-  t.match(await service(patient.id), { state: 'up', message: 'HTTP 503' }, 'one failure within retries keeps it up');
+  t.match(
+    await service(patient.id),
+    { state: 'up', message: 'HTTP 503' },
+    'one failure within retries keeps it up',
+  );
   await checkServices(deps, { ids: [patient.id] });
   t.match(await service(patient.id), { state: 'down', message: 'HTTP 503' });
 
@@ -204,7 +255,12 @@ t.test('retries, keyword, status range and redirects', async (t) => {
     follow_redirects: false,
     status_max: 299,
   });
-  const follows = await create({ name: 'Redirects', kind: 'http', url: `${web.url}/redirect-followed`, status_max: 299 });
+  const follows = await create({
+    name: 'Redirects',
+    kind: 'http',
+    url: `${web.url}/redirect-followed`,
+    status_max: 299,
+  });
   const port = await create({ name: 'Port', kind: 'tcp', host: '127.0.0.1', port: web.port });
   await checkServices(deps, { ids: [keyword.id, strict.id, follows.id, port.id] });
   t.match(await service(keyword.id), { state: 'down', message: 'keyword not found' });
@@ -224,7 +280,10 @@ t.test('the list groups by category with healthy counts; agents read, only the o
   t.equal(list.statusCode, 200);
   const home = list.json().groups.find((group: { category: string }) => group.category === 'Home');
   t.match(home, { healthy: 1, total: 1 });
-  t.same(home.services.map((s: { name: string }) => s.name), ['Fridge', 'Off']);
+  t.same(
+    home.services.map((s: { name: string }) => s.name),
+    ['Fridge', 'Off'],
+  );
   t.equal(home.services[1].state, 'pending');
   const write = await ta.asAgent(agent.token, { method: 'POST', url: '/api/health/check' });
   t.equal(write.json().code, 'OWNER_ONLY');
@@ -244,14 +303,21 @@ t.test('recurring checks honour intervals; old results are removed after the ret
     insert into health_results (service_id, checked_at, ok, state) values (${fridge.id}, now() - interval '3 days', true, 'up')`;
   await ta.asOwner({ method: 'PUT', url: '/api/settings/health.retention_days', payload: { value: 2 } });
   // Fridge was checked just now, so the due run leaves it alone.
-  const before = await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
+  const before =
+    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
   const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
   await healthTasks(deps)['health.check']?.({ due: true }, helpers);
-  const after = await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
-  t.equal(after[0].count, before[0].count - 1, 'not checked again before its interval, and the old result pruned');
+  const after =
+    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
+  t.equal(
+    after[0].count,
+    before[0].count - 1,
+    'not checked again before its interval, and the old result pruned',
+  );
   await ta.sql`update monitored_services set checked_at = now() - interval '61 seconds' where id = ${fridge.id}`;
   await healthTasks(deps)['health.check']?.({ due: true }, helpers);
-  const again = await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
+  const again =
+    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
   t.equal(again[0].count, after[0].count + 1, 'checked once its interval has passed');
 });
 
@@ -283,21 +349,34 @@ t.test('metrics: the owner or METRICS_TOKEN, Prometheus text', async (t) => {
   t.same(up, [{ name: 'hub_service_up', labels: { name: 'Fridge', category: 'Home' }, value: 1 }]);
   const latency = samples.find((sample) => sample.name === 'hub_service_latency_seconds');
   t.ok(latency && latency.value > 0 && latency.value < 5, 'latency in seconds');
-  t.match(samples.find((sample) => sample.name === 'hub_devices'), { labels: { status: 'known', present: 'false' }, value: 1 });
+  t.match(
+    samples.find((sample) => sample.name === 'hub_devices'),
+    { labels: { status: 'known', present: 'false' }, value: 1 },
+  );
   t.ok(samples.some((sample) => sample.name === 'hub_jobs' && sample.labels.task === 'health.check'));
-  t.ok(samples.some((sample) => sample.name === 'process_cpu_seconds_total'), 'process metrics');
+  t.ok(
+    samples.some((sample) => sample.name === 'process_cpu_seconds_total'),
+    'process metrics',
+  );
   t.equal((await ta.asOwner({ method: 'GET', url: '/api/metrics' })).statusCode, 200);
 });
 
 t.test('the service_health and list_devices tools', async (t) => {
-  const { toolsByName } = await import('../domains/mcp/tools.ts');
+  const { toolsByName } = await import('../../domains/mcp/tools.ts');
   const principal = { kind: 'owner', via: 'token' } as const;
-  const health = (await toolsByName.get('service_health')?.call({ category: 'Home' }, { sql: ta.sql, principal, spaceContext: null })) as {
+  const health = (await toolsByName
+    .get('service_health')
+    ?.call({ category: 'Home' }, { sql: ta.sql, principal, spaceContext: null })) as {
     groups: { category: string; services: { name: string; state: string }[] }[];
   };
-  t.same(health.groups.map((group) => group.category), ['Home']);
+  t.same(
+    health.groups.map((group) => group.category),
+    ['Home'],
+  );
   t.equal(health.groups[0].services[0].state, 'up');
-  const devices = (await toolsByName.get('list_devices')?.call({ q: '02:00' }, { sql: ta.sql, principal, spaceContext: null })) as {
+  const devices = (await toolsByName
+    .get('list_devices')
+    ?.call({ q: '02:00' }, { sql: ta.sql, principal, spaceContext: null })) as {
     total: number;
   };
   t.equal(devices.total, 1);
@@ -305,18 +384,36 @@ t.test('the service_health and list_devices tools', async (t) => {
 
 t.test('alerts: JSON by default, retried until delivered, never holding up the caller', async (t) => {
   const flaky = await startNtfy(t, 1);
-  const config = { alertUrl: `${flaky.url}/hook`, alertFormat: 'json' as const, alertToken: 'tk_abc', alertRetryDelaysMs: [20] };
+  const config = {
+    alertUrl: `${flaky.url}/hook`,
+    alertFormat: 'json' as const,
+    alertToken: 'tk_abc',
+    alertRetryDelaysMs: [20],
+  };
   const warnings: string[] = [];
-  notify(config, { event: 'service.down', title: 'NAS is down', message: 'HTTP 503', data: { service: 'NAS' } }, {
-    warn: (message) => warnings.push(message),
-  });
+  notify(
+    config,
+    { event: 'service.down', title: 'NAS is down', message: 'HTTP 503', data: { service: 'NAS' } },
+    {
+      warn: (message) => warnings.push(message),
+    },
+  );
   t.equal(flaky.requests.length, 0, 'notify returns before delivering');
   await flaky.received(2);
   await alertsSettled();
   t.equal(flaky.requests[1].headers.authorization, 'Bearer tk_abc');
   t.equal(flaky.requests[1].headers['content-type'], 'application/json');
-  t.match(JSON.parse(flaky.requests[1].body), { event: 'service.down', title: 'NAS is down', message: 'HTTP 503', service: 'NAS', priority: 3 });
+  t.match(JSON.parse(flaky.requests[1].body), {
+    event: 'service.down',
+    title: 'NAS is down',
+    message: 'HTTP 503',
+    service: 'NAS',
+    priority: 3,
+  });
   t.same(warnings, []);
-  const encoded = alertRequest({ alertFormat: 'ntfy', alertToken: null }, { event: 'x', title: 'Küche is down', message: 'm' });
+  const encoded = alertRequest(
+    { alertFormat: 'ntfy', alertToken: null },
+    { event: 'x', title: 'Küche is down', message: 'm' },
+  );
   t.equal(encoded.headers.title, `=?UTF-8?B?${Buffer.from('Küche is down').toString('base64')}?=`);
 });
