@@ -14,10 +14,14 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
+import { childEnvironment, splitCommand } from '../../lib/command.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { tidyText } from './extract.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
+
+// Shared with the other command-running domains; kept importable from here.
+export { splitCommand };
 
 export interface OEmbed {
   title?: string;
@@ -80,32 +84,6 @@ export async function fetchOembed(config: OembedConfig, videoUrl: string): Promi
   return oembed;
 }
 
-/** Splits a command line into words: blanks separate, single or double quotes group; nothing else is special. */
-export function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  let current = '';
-  let quote: string | null = null;
-  let started = false;
-  for (const char of command) {
-    if (quote) {
-      if (char === quote) quote = null;
-      else current += char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      started = true;
-    } else if (/\s/.test(char)) {
-      if (started) words.push(current);
-      current = '';
-      started = false;
-    } else {
-      current += char;
-      started = true;
-    }
-  }
-  if (started) words.push(current);
-  return words;
-}
-
 /** WebVTT or SRT to plain text: cue numbers, timings, headers and inline tags go; repeated lines collapse. */
 export function subtitleText(subtitles: string): string {
   const lines: string[] = [];
@@ -138,16 +116,6 @@ export function subtitleText(subtitles: string): string {
 export type TranscriptOutcome =
   | { ok: true; text: string; source: 'file' | 'stdout'; file?: string }
   | { ok: false; reason: string };
-
-/** The environment a child process gets: these three, never the service's secrets. */
-export function childEnvironment(home: string): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-  };
-  if (process.env.LANG) env.LANG = process.env.LANG;
-  return env;
-}
 
 interface ExecResult {
   error: ExecFileException | null;
