@@ -22,6 +22,8 @@ const withoutBodySchema = new Set([
   'POST /api/jobs/:id/retry',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
+  'POST /api/devices/scan',
+  'POST /api/health/discover',
 ]);
 
 interface Route {
