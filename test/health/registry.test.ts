@@ -1,8 +1,13 @@
 // The service health registry: definitions and targets, real checks against local servers (a server stopped and
 // restarted: state, since, history, events and alerts to a fake ntfy server), retries, keyword, status range and
 // redirects, the recurring run and retention, Prometheus metrics, and the service_health tool.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { JobHelpers } from 'graphile-worker';
 import t from 'tap';
 import { checkServices, healthCron, healthTasks } from '../../domains/health/jobs.ts';
@@ -271,6 +276,54 @@ t.test('retries, keyword, status range and redirects', async (t) => {
   for (const id of [patient.id, keyword.id, strict.id, follows.id, port.id]) {
     await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${id}` });
   }
+});
+
+t.test('TLS verification is on unless the service turns it off', async (t) => {
+  // A self-signed certificate, as a LAN appliance has.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ops-hub-tls-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const server = https.createServer(
+    { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+    (_request, response) => response.end('ok'),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+  const strict = await create({ name: 'Appliance', kind: 'http', url });
+  const lenient = await create({
+    name: 'Appliance (no verify)',
+    kind: 'http',
+    url: `${url}x`,
+    verify_tls: false,
+  });
+  await checkServices(deps, { ids: [strict.id, lenient.id] });
+  t.match(await service(strict.id), { state: 'down', message: /^TLS: / });
+  t.match(await service(lenient.id), { state: 'up', message: 'HTTP 200' });
+  await alertsSettled();
+  for (const id of [strict.id, lenient.id])
+    await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${id}` });
 });
 
 t.test('the list groups by category with healthy counts; agents read, only the owner writes', async (t) => {
