@@ -129,6 +129,19 @@ const catalogue = {
   ZIP_UNSAFE_ENTRY: entry(400, detail),
   ZIP_LIMIT_EXCEEDED: entry(413, detail),
   ICON_SET_FETCH_FAILED: entry(502, detail),
+  // Devices and services.
+  DEVICE_NOT_FOUND: notFound('device'),
+  DEVICE_EXISTS: entry(409, (mac: string) => `a device with MAC ${mac} exists`),
+  INVALID_MAC: entry(
+    400,
+    (field: string, value: string) =>
+      `${field} "${value}" is not a MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF)`,
+  ),
+  DEVICE_NOT_NEW: entry(409, (mac: string) => `device ${mac} has already been reviewed`),
+  SERVICE_NOT_FOUND: notFound('monitored service'),
+  CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
+  INVALID_SERVICE_CHECK: entry(400, detail),
+  SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

@@ -41,6 +41,8 @@ export const publicRoutes: readonly string[] = [
   'GET /api/icon-sets',
   'GET /api/icon-sets/:set',
   'GET /api/icon-sets/:set/:file',
+  // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
+  'GET /api/metrics',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */
