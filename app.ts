@@ -8,27 +8,34 @@ import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import audit from './domains/audit/index.ts';
+import backups from './domains/backups/index.ts';
 import capture from './domains/capture/index.ts';
+import dashboard from './domains/dashboard/index.ts';
+import host from './domains/host/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
+import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
 import search from './domains/search/index.ts';
 import settings from './domains/settings/index.ts';
+import shlink from './domains/shlink/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import weather from './domains/weather/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
+import { CardBus } from './lib/card-bus.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors from './plugins/errors.ts';
+import errors, { describeError } from './plugins/errors.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
 import { buildTaskList } from './worker/tasks.ts';
@@ -46,6 +53,8 @@ export interface AppDeps {
   extraTasks?: TaskList;
   /** Run recurring work (default on; tests that drive it themselves turn it off). */
   cron?: boolean;
+  /** The clock of time-dependent answers (backup staleness); tests pass their own. */
+  now?: () => Date;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -76,6 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
+  // Live dashboard card data: the card domains feed it, the dashboard stream reads it.
+  app.decorate('cards', new CardBus((error) => describeError(error)));
+  app.addHook('onClose', async () => app.cards.stop());
 
   await app.register(
     async (api) => {
@@ -97,6 +109,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(pendingChanges);
       await api.register(audit);
       await api.register(mcp);
+      await api.register(dashboard);
+      await api.register(weather);
+      await api.register(host);
+      await api.register(proxmox);
+      await api.register(backups, { now: deps.now ?? (() => new Date()) });
+      await api.register(shlink);
     },
     { prefix: '/api' },
   );
@@ -106,5 +124,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    cards: CardBus;
   }
 }

@@ -98,6 +98,23 @@ const catalogue = {
   IDEMPOTENCY_KEY_REUSED: entry(409, detail),
   WEBHOOK_DISABLED: entry(503, detail),
   UNKNOWN_SERVICE: entry(404, detail),
+
+  // Dashboard and infrastructure cards. An upstream's failure is our 502 with its own status in the message and in
+  // `upstream`, never its status as ours.
+  LAYOUT_INVALID: entry(400, detail),
+  LAYOUT_CHANGED: entry(412, detail),
+  WEATHER_PLACE_INVALID: entry(400, detail),
+  WEATHER_UPSTREAM_FAILED: entry(502, (reason: string) => `Open-Meteo failed: ${reason}`),
+  PROXMOX_UPSTREAM_FAILED: entry(502, (reason: string) => `Proxmox VE failed: ${reason}`),
+  PROXMOX_TOKEN_REFUSED: entry(
+    502,
+    (reason: string) =>
+      `Proxmox VE refused the API token (${reason}): check PVE_TOKEN and give the token the PVEAuditor role on /`,
+  ),
+  HOST_METRICS_UNAVAILABLE: entry(502, detail),
+  BACKUP_INVALID: entry(400, detail),
+  SHLINK_UPSTREAM_FAILED: entry(502, (reason: string) => `Shlink failed: ${reason}`),
+  SHLINK_REJECTED: entry(400, (reason: string) => `Shlink refused the link: ${reason}`),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

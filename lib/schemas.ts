@@ -46,3 +46,11 @@ export const ErrorResponse = Type.Object(
 export function errors(...codes: number[]): Record<number, typeof ErrorResponse> {
   return Object.fromEntries(codes.map((code) => [code, ErrorResponse]));
 }
+
+/** A dashboard card's data: open-ended, with `configured: false` when its upstream is not set up. */
+export const CardBody = Type.Unsafe<Record<string, unknown>>(
+  Type.Object(
+    { configured: Type.Optional(Type.Boolean()), stale: Type.Optional(Type.Boolean()) },
+    { additionalProperties: true },
+  ),
+);

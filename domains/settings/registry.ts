@@ -7,10 +7,16 @@ import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
+import { dashboardSetting } from '../dashboard/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
+import { weatherSetting } from '../weather/setting.ts';
 import { deleteSetting, getSetting, putSetting, type SettingRow } from './store.ts';
 
-export const settingDefinitions: readonly SettingDefinition[] = [themeSetting];
+export const settingDefinitions: readonly SettingDefinition[] = [
+  themeSetting,
+  weatherSetting,
+  dashboardSetting,
+];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
 const checkers = new Map<string, ReturnType<typeof Compile>>();
