@@ -66,9 +66,13 @@ function checkConfig(id: string, type: CardType, config: Record<string, unknown>
     const [first] = checker.Errors(config);
     const field = first?.instancePath ? `config${first.instancePath.replace(/\//g, '.')}` : 'config';
     const extra = first?.params as { additionalProperties?: string[] } | undefined;
-    const named = extra?.additionalProperties?.length
-      ? `config.${extra.additionalProperties[0]} is not a ${type} setting`
-      : `${field} ${first?.message ?? 'is not valid'}`;
+    // An unknown key is reported either as the object's additionalProperties or as the key failing `false`.
+    const unknownKey = extra?.additionalProperties?.[0];
+    const named = unknownKey
+      ? `config.${unknownKey} is not a ${type} setting`
+      : first?.message === 'schema is false'
+        ? `${field} is not a ${type} setting`
+        : `${field} ${first?.message ?? 'is not valid'}`;
     throw invalid(id, named);
   }
   if (type === 'clock' && typeof config.timezone === 'string' && !timeZones.has(config.timezone)) {
