@@ -109,12 +109,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(pendingChanges);
       await api.register(audit);
       await api.register(mcp);
+      const now = deps.now ?? (() => new Date());
       await api.register(dashboard);
-      await api.register(weather);
+      await api.register(weather, { now });
       await api.register(host);
-      await api.register(proxmox);
-      await api.register(backups, { now: deps.now ?? (() => new Date()) });
-      await api.register(shlink);
+      await api.register(proxmox, { now });
+      await api.register(backups, { now });
+      await api.register(shlink, { now });
     },
     { prefix: '/api' },
   );

@@ -2,6 +2,11 @@
 // the TTL answers from memory; a later read refreshes (concurrent readers share one upstream call); when the refresh
 // fails, the last good value is answered marked stale with its age, and only with nothing to fall back on does the
 // failure reach the caller.
+/** Plugin options of a card domain: the clock its cache ages are measured by (tests pass their own). */
+export interface CardClockOptions {
+  now: () => Date;
+}
+
 export interface Cached<V> {
   value: V;
   fetchedAt: Date;

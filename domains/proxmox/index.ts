@@ -2,7 +2,7 @@
 //   GET /api/cluster   cluster name and quorum, nodes, guests, with the network host inventory merged in
 //   GET /api/storage   ZFS pools, storages, container root filesystems and the HEALTHY / WATCH / ATTENTION roll-up
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { TtlCache, withFreshness } from '../../lib/cache.ts';
+import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { networkHostInventory } from '../network-hosts/index.ts';
@@ -13,7 +13,7 @@ import { readStorage } from './storage.ts';
 
 const tags = ['dashboard'];
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
   const {
     pve: options,
     upstreamTimeoutMs,
@@ -30,7 +30,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       app.log.warn('PVE_TLS_INSECURE is on: the Proxmox certificate is not verified');
     }
   }
-  const cache = new TtlCache<object>({ ttlMs: options.cacheSeconds * 1000 });
+  const cache = new TtlCache<object>({ ttlMs: options.cacheSeconds * 1000, now: () => now().getTime() });
 
   async function cluster() {
     if (!pve) return { configured: false };

@@ -4,7 +4,7 @@
 //   POST /api/shlink           create a short link (owner)
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { TtlCache, withFreshness } from '../../lib/cache.ts';
+import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { shlinkClient } from './shlink.ts';
@@ -31,13 +31,13 @@ const described =
   'Not configured: { configured: false }. Shlink failing is 502 SHLINK_UPSTREAM_FAILED with its status, type and ' +
   "title (a Shlink 401 is not the hub's 401).";
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
   const { shlink: options, upstreamTimeoutMs } = app.config.dashboard;
   const client =
     options.url && options.apiKey
       ? shlinkClient({ url: options.url, apiKey: options.apiKey, timeoutMs: upstreamTimeoutMs })
       : null;
-  const cache = new TtlCache<object>({ ttlMs: recentTtlMs });
+  const cache = new TtlCache<object>({ ttlMs: recentTtlMs, now: () => now().getTime() });
 
   app.get(
     '/shlink/version',

@@ -2,7 +2,7 @@
 //   GET /api/weather   current conditions, today and a 7-day forecast; ?latitude=&longitude= for a card's own place
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { TtlCache, withFreshness } from '../../lib/cache.ts';
+import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { upstreamFailure } from '../../lib/upstream.ts';
@@ -21,10 +21,16 @@ const WeatherQuery = Type.Object({
   units: Type.Optional(Type.Union([Type.Literal('metric'), Type.Literal('imperial')])),
 });
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options) => {
   const config = app.config.dashboard;
-  const cache = new TtlCache<Weather & { label: string | null }>({ ttlMs: weatherTtlMs });
-  const settings = new TtlCache<Static<typeof weatherSetting.schema>>({ ttlMs: settingTtlMs });
+  const cache = new TtlCache<Weather & { label: string | null }>({
+    ttlMs: weatherTtlMs,
+    now: () => options.now().getTime(),
+  });
+  const settings = new TtlCache<Static<typeof weatherSetting.schema>>({
+    ttlMs: settingTtlMs,
+    now: () => options.now().getTime(),
+  });
 
   async function defaults() {
     const stored = (await settings.get('weather', () => readSetting(app.sql, weatherSetting))).value;

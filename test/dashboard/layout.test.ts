@@ -36,7 +36,10 @@ const ta = await testApp(t, {
     ACCESS_CERTS_URL: `${keys.url}/cdn-cgi/access/certs`,
   },
 });
-const asEmail = (email: string, request: { method: 'GET' | 'PUT'; payload?: object; headers?: Record<string, string> }) =>
+const asEmail = (
+  email: string,
+  request: { method: 'GET' | 'PUT'; payload?: object; headers?: Record<string, string> },
+) =>
   ta.anon({
     url: '/api/dashboard/layout',
     ...request,
@@ -46,20 +49,23 @@ const put = (payload: object, headers: Record<string, string> = {}) =>
   ta.asOwner({ method: 'PUT', url: '/api/dashboard/layout', payload, headers });
 const get = () => ta.asOwner({ method: 'GET', url: '/api/dashboard/layout' });
 
-t.test('with nothing saved, the default: clock and weather at span 2, then the other cards, packed', async (t) => {
-  const response = await get();
-  t.equal(response.statusCode, 200);
-  const layout = response.json();
-  t.equal(layout.mode, 'snap');
-  t.same(
-    layout.cards.map((card: { type: string }) => card.type),
-    ['clock', 'weather', 'host', 'health', 'speedtest', 'storage', 'backups'],
-  );
-  t.match(layout.cards[0], { size: 2, w: 2, x: 0, y: 0 });
-  t.match(layout.cards[1], { size: 2, w: 2, x: 2, y: 0 });
-  t.match(layout.cards[2], { x: 4, y: 0 });
-  t.ok(response.headers.etag, 'an ETag');
-});
+t.test(
+  'with nothing saved, the default: clock and weather at span 2, then the other cards, packed',
+  async (t) => {
+    const response = await get();
+    t.equal(response.statusCode, 200);
+    const layout = response.json();
+    t.equal(layout.mode, 'snap');
+    t.same(
+      layout.cards.map((card: { type: string }) => card.type),
+      ['clock', 'weather', 'host', 'health', 'speedtest', 'storage', 'backups'],
+    );
+    t.match(layout.cards[0], { size: 2, w: 2, x: 0, y: 0 });
+    t.match(layout.cards[1], { size: 2, w: 2, x: 2, y: 0 });
+    t.match(layout.cards[2], { x: 4, y: 0 });
+    t.ok(response.headers.etag, 'an ETag');
+  },
+);
 
 t.test('owner only: an agent is refused, nobody is 401', async (t) => {
   const agent = await createAgent(ta, { tier: 'owner' });
@@ -103,7 +109,13 @@ t.test('sizes: integers 1 to 12, legacy s/m/l stored as 3/6/12; bad ones name th
     [2.5, '2.5'],
     ['xl', '"xl"'],
   ] as const) {
-    const bad = await put({ mode: 'snap', cards: [{ id: 'ok', type: 'clock', size: 2 }, { id: 'bad-one', type: 'clock', size }] });
+    const bad = await put({
+      mode: 'snap',
+      cards: [
+        { id: 'ok', type: 'clock', size: 2 },
+        { id: 'bad-one', type: 'clock', size },
+      ],
+    });
     t.equal(bad.statusCode, 400, `size ${shown}`);
     t.equal(bad.json().code, 'LAYOUT_INVALID');
     t.match(bad.json().message, /card "bad-one".*size/);
@@ -129,12 +141,24 @@ t.test('config is checked per type; ids are unique; at most 100 cards', async (t
   });
   t.equal(good.statusCode, 200, good.body);
   const cases: [object, RegExp][] = [
-    [{ id: 'c1', type: 'clock', size: 2, config: { timezone: 'Mars/Olympus' } }, /card "c1": config.timezone "Mars\/Olympus"/],
+    [
+      { id: 'c1', type: 'clock', size: 2, config: { timezone: 'Mars/Olympus' } },
+      /card "c1": config.timezone "Mars\/Olympus"/,
+    ],
     [{ id: 'c2', type: 'clock', size: 2, config: { hour12: 'yes' } }, /card "c2": config.hour12/],
-    [{ id: 'w1', type: 'weather', size: 2, config: { latitude: 200, longitude: 0 } }, /card "w1": config.latitude/],
-    [{ id: 'w2', type: 'weather', size: 2, config: { latitude: 10 } }, /card "w2": config.latitude and config.longitude/],
+    [
+      { id: 'w1', type: 'weather', size: 2, config: { latitude: 200, longitude: 0 } },
+      /card "w1": config.latitude/,
+    ],
+    [
+      { id: 'w2', type: 'weather', size: 2, config: { latitude: 10 } },
+      /card "w2": config.latitude and config.longitude/,
+    ],
     [{ id: 'h1', type: 'host', size: 2, config: { mounts: ['relative'] } }, /card "h1": config.mounts/],
-    [{ id: 'x1', type: 'health', size: 2, config: { colour: 'red' } }, /card "x1": config.colour is not a health setting/],
+    [
+      { id: 'x1', type: 'health', size: 2, config: { colour: 'red' } },
+      /card "x1": config.colour is not a health setting/,
+    ],
   ];
   for (const [card, message] of cases) {
     const bad = await put({ mode: 'snap', cards: [card] });
@@ -209,7 +233,10 @@ t.test('ETag and If-Match: a stale tag is 412, a current one wins, none means la
   t.not(newTag, tag, 'the write makes a new ETag');
   t.equal((await get()).headers.etag, newTag, 'and GET sends it');
 
-  const stale = await put({ mode: 'snap', cards: [{ id: 'tab2', type: 'clock', size: 2 }] }, { 'if-match': tag });
+  const stale = await put(
+    { mode: 'snap', cards: [{ id: 'tab2', type: 'clock', size: 2 }] },
+    { 'if-match': tag },
+  );
   t.equal(stale.statusCode, 412);
   t.equal(stale.json().code, 'LAYOUT_CHANGED');
   t.same(
@@ -227,7 +254,11 @@ t.test('per owner: an access-proxy email has its own layout, starting from the b
   t.equal(base.statusCode, 200);
   const alice = await asEmail('alice@example.com', { method: 'GET' });
   t.equal(alice.statusCode, 200, alice.body);
-  t.same(alice.json().cards.map((card: { id: string }) => card.id), ['base'], 'starts from the bearer owner’s');
+  t.same(
+    alice.json().cards.map((card: { id: string }) => card.id),
+    ['base'],
+    'starts from the bearer owner’s',
+  );
 
   const aliceSaved = await asEmail('alice@example.com', {
     method: 'PUT',
@@ -237,9 +268,15 @@ t.test('per owner: an access-proxy email has its own layout, starting from the b
   t.equal(aliceSaved.statusCode, 200, aliceSaved.body);
   t.same((await asEmail('alice@example.com', { method: 'GET' })).json().cards[0].id, 'alice');
   t.same((await get()).json().cards[0].id, 'base', 'the bearer owner’s is untouched');
-  t.same((await asEmail('bob@example.com', { method: 'GET' })).json().cards[0].id, 'base', 'bob starts from it too');
+  t.same(
+    (await asEmail('bob@example.com', { method: 'GET' })).json().cards[0].id,
+    'base',
+    'bob starts from it too',
+  );
 
-  const rows = await ta.sql<{ owner_key: string }[]>`select owner_key from dashboard_layouts order by owner_key`;
+  const rows = await ta.sql<
+    { owner_key: string }[]
+  >`select owner_key from dashboard_layouts order by owner_key`;
   t.same(
     rows.map((row) => row.owner_key),
     ['', 'alice@example.com'],
