@@ -134,3 +134,299 @@ export async function fakeOpenMeteo(t: Teardown): Promise<FakeOpenMeteo> {
   });
   return fake;
 }
+
+export const pveToken = 'monitor@pve!dashboard=3f6a0b2c-1d4e-4f5a-9b8c-7d6e5f4a3b2c';
+
+export interface FakeProxmox extends Upstream {
+  /** ok; single: one node without a cluster; empty: a token without permission listing nothing; forbidden: 403. */
+  mode: 'ok' | 'single' | 'empty' | 'forbidden' | 'hang';
+  calls(path: string): number;
+}
+
+const GiB = 1024 ** 3;
+
+function pveAnswer(mode: FakeProxmox['mode'], path: string, query: URLSearchParams): unknown {
+  const single = mode === 'single';
+  if (path === '/cluster/status') {
+    if (single) {
+      return [
+        {
+          type: 'node',
+          id: 'node/pve1',
+          name: 'pve1',
+          ip: '10.0.0.11',
+          local: 1,
+          nodeid: 0,
+          online: 1,
+          level: '',
+        },
+      ];
+    }
+    return [
+      { type: 'cluster', id: 'cluster', name: 'homelab', nodes: 2, quorate: 1, version: 4 },
+      {
+        type: 'node',
+        id: 'node/pve1',
+        name: 'pve1',
+        ip: '10.0.0.11',
+        local: 1,
+        nodeid: 1,
+        online: 1,
+        level: '',
+      },
+      {
+        type: 'node',
+        id: 'node/pve2',
+        name: 'pve2',
+        ip: '10.0.0.12',
+        local: 0,
+        nodeid: 2,
+        online: 0,
+        level: '',
+      },
+    ];
+  }
+  const storages = [
+    {
+      id: 'storage/pve1/local',
+      type: 'storage',
+      storage: 'local',
+      node: 'pve1',
+      status: 'available',
+      plugintype: 'dir',
+      content: 'iso,vztmpl,backup',
+      shared: 0,
+      disk: 45 * GiB,
+      maxdisk: 100 * GiB,
+    },
+    {
+      id: 'storage/pve1/local-zfs',
+      type: 'storage',
+      storage: 'local-zfs',
+      node: 'pve1',
+      status: 'available',
+      plugintype: 'zfspool',
+      content: 'images,rootdir',
+      shared: 0,
+      disk: 50 * GiB,
+      maxdisk: 200 * GiB,
+    },
+    {
+      id: 'storage/pve1/backup-nfs',
+      type: 'storage',
+      storage: 'backup-nfs',
+      node: 'pve1',
+      status: 'available',
+      plugintype: 'nfs',
+      content: 'backup',
+      shared: 1,
+      disk: 850 * GiB,
+      maxdisk: 1000 * GiB,
+    },
+  ];
+  if (path === '/cluster/resources') {
+    if (mode === 'empty') return [];
+    if (query.get('type') === 'storage') return storages;
+    return [
+      {
+        id: 'node/pve1',
+        type: 'node',
+        node: 'pve1',
+        status: 'online',
+        cpu: 0.0512,
+        maxcpu: 8,
+        mem: 12 * GiB,
+        maxmem: 32 * GiB,
+        disk: 10 * GiB,
+        maxdisk: 100 * GiB,
+        uptime: 864000,
+        level: '',
+      },
+      ...(single
+        ? []
+        : [
+            {
+              id: 'node/pve2',
+              type: 'node',
+              node: 'pve2',
+              status: 'offline',
+              cpu: 0,
+              maxcpu: 4,
+              mem: 0,
+              maxmem: 16 * GiB,
+              uptime: 0,
+            },
+          ]),
+      {
+        id: 'qemu/100',
+        type: 'qemu',
+        vmid: 100,
+        name: 'web',
+        node: 'pve1',
+        status: 'running',
+        cpu: 0.25,
+        maxcpu: 2,
+        mem: 2 * GiB,
+        maxmem: 4 * GiB,
+        disk: 0,
+        maxdisk: 32 * GiB,
+        uptime: 3600,
+        template: 0,
+      },
+      {
+        id: 'lxc/101',
+        type: 'lxc',
+        vmid: 101,
+        name: 'dns',
+        node: 'pve1',
+        status: 'running',
+        cpu: 0.0123,
+        maxcpu: 1,
+        mem: 256 * 1024 ** 2,
+        maxmem: 512 * 1024 ** 2,
+        disk: 3 * GiB,
+        maxdisk: 8 * GiB,
+        uptime: 7200,
+        template: 0,
+      },
+      {
+        id: 'lxc/102',
+        type: 'lxc',
+        vmid: 102,
+        name: 'old',
+        node: 'pve1',
+        status: 'stopped',
+        cpu: 0,
+        maxcpu: 1,
+        mem: 0,
+        maxmem: 512 * 1024 ** 2,
+        disk: 0,
+        maxdisk: 8 * GiB,
+        uptime: 0,
+        template: 0,
+      },
+      {
+        id: 'qemu/9000',
+        type: 'qemu',
+        vmid: 9000,
+        name: 'debian-template',
+        node: 'pve1',
+        status: 'stopped',
+        cpu: 0,
+        maxcpu: 2,
+        mem: 0,
+        maxmem: 2 * GiB,
+        template: 1,
+      },
+      ...storages,
+      { id: 'sdn/pve1/localnetwork', type: 'sdn', sdn: 'localnetwork', node: 'pve1', status: 'ok' },
+    ];
+  }
+  if (path === '/storage') {
+    return [
+      { storage: 'local', type: 'dir', path: '/var/lib/vz', content: 'iso,vztmpl,backup' },
+      { storage: 'local-zfs', type: 'zfspool', pool: 'rpool/data', content: 'images,rootdir', sparse: 1 },
+      { storage: 'backup-nfs', type: 'nfs', server: '10.0.0.5', export: '/backup', content: 'backup' },
+    ];
+  }
+  if (path === '/nodes/pve1/status') {
+    return {
+      loadavg: ['0.42', '0.35', '0.30'],
+      cpu: 0.0512,
+      uptime: 864000,
+      memory: { total: 32 * GiB, used: 12 * GiB, free: 20 * GiB },
+    };
+  }
+  if (path === '/nodes/pve1/disks/zfs') {
+    return [
+      {
+        name: 'rpool',
+        size: 400 * GiB,
+        alloc: 200 * GiB,
+        free: 200 * GiB,
+        frag: 12,
+        dedup: 1,
+        health: 'ONLINE',
+      },
+      {
+        name: 'tank',
+        size: 1000 * GiB,
+        alloc: 910 * GiB,
+        free: 90 * GiB,
+        frag: 55,
+        dedup: 1,
+        health: 'DEGRADED',
+      },
+    ];
+  }
+  if (path === '/nodes/pve1/lxc') {
+    return [
+      {
+        vmid: '101',
+        name: 'dns',
+        status: 'running',
+        type: 'lxc',
+        disk: 3 * GiB,
+        maxdisk: 8 * GiB,
+        cpus: 1,
+        mem: 256 * 1024 ** 2,
+        maxmem: 512 * 1024 ** 2,
+        uptime: 7200,
+      },
+      {
+        vmid: '102',
+        name: 'old',
+        status: 'stopped',
+        type: 'lxc',
+        disk: 0,
+        maxdisk: 8 * GiB,
+        cpus: 1,
+        mem: 0,
+        maxmem: 512 * 1024 ** 2,
+        uptime: 0,
+      },
+    ];
+  }
+  return undefined;
+}
+
+export async function fakeProxmox(
+  t: Teardown,
+  serve: typeof startUpstream = startUpstream,
+): Promise<FakeProxmox> {
+  const state: { mode: FakeProxmox['mode'] } = { mode: 'ok' };
+  const upstream = await serve(t, (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    if (state.mode === 'hang') return;
+    // Proxmox answers a bad token with 401 and a valid one lacking a privilege with 403, data null either way.
+    if (request.headers.authorization !== `PVEAPIToken=${pveToken}`) {
+      response.writeHead(401, 'authentication failure', { 'content-type': 'application/json' });
+      return response.end('{"data":null}');
+    }
+    if (state.mode === 'forbidden') {
+      response.writeHead(403, 'Permission check failed (/, Sys.Audit)', {
+        'content-type': 'application/json',
+      });
+      return response.end('{"data":null}');
+    }
+    const path = url.pathname.replace(/^\/api2\/json/, '');
+    const data = pveAnswer(state.mode, path, url.searchParams);
+    if (data === undefined) {
+      response.writeHead(501, `Method 'GET ${path}' not implemented`, { 'content-type': 'application/json' });
+      return response.end('{"data":null}');
+    }
+    json(response, 200, { data });
+  });
+  const fake = Object.assign(upstream, {
+    mode: 'ok' as FakeProxmox['mode'],
+    calls: (path: string) =>
+      upstream.requests.filter((r) => r.url.split('?')[0] === `/api2/json${path}`).length,
+  });
+  Object.defineProperty(fake, 'mode', {
+    get: () => state.mode,
+    set: (value: FakeProxmox['mode']) => {
+      state.mode = value;
+    },
+  });
+  return fake;
+}
