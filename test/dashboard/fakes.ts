@@ -430,3 +430,104 @@ export async function fakeProxmox(
   });
   return fake;
 }
+
+export const shlinkKey = 'a5d0c8a4-37b4-4c0c-9f0e-1f3e1f2d6c71';
+
+export interface FakeShlink extends Upstream {
+  links: { shortCode: string; longUrl: string; title: string | null; tags: string[]; dateCreated: string }[];
+}
+
+const problem = (response: http.ServerResponse, status: number, body: Record<string, unknown>) =>
+  json(response, status, { status, ...body }, 'application/problem+json');
+
+/** Shlink's REST API v3: health, list and create short URLs, problem+json errors. */
+export async function fakeShlink(t: Teardown): Promise<FakeShlink> {
+  const links: FakeShlink['links'] = [
+    {
+      shortCode: 'abc12',
+      longUrl: 'https://example.com/old',
+      title: 'Old',
+      tags: [],
+      dateCreated: '2026-11-01T10:00:00+00:00',
+    },
+  ];
+  const upstream = await startUpstream(t, (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    if (url.pathname === '/rest/health') {
+      return json(
+        response,
+        200,
+        { status: 'pass', version: '4.2.1', links: { about: 'https://shlink.io' } },
+        'application/health+json',
+      );
+    }
+    if (request.headers['x-api-key'] !== shlinkKey) {
+      return problem(response, 401, {
+        type: 'https://shlink.io/api/error/invalid-api-key',
+        title: 'Invalid API key',
+        detail: 'Provided API key does not exist or is invalid.',
+      });
+    }
+    const view = (link: FakeShlink['links'][number]) => ({
+      shortCode: link.shortCode,
+      shortUrl: `https://s.example/${link.shortCode}`,
+      longUrl: link.longUrl,
+      dateCreated: link.dateCreated,
+      visitsSummary: { total: 3, nonBots: 3, bots: 0 },
+      tags: link.tags,
+      meta: { validSince: null, validUntil: null, maxVisits: null },
+      domain: null,
+      title: link.title,
+      crawlable: false,
+      forwardQuery: true,
+    });
+    if (url.pathname === '/rest/v3/short-urls' && request.method === 'GET') {
+      const sorted = [...links].sort((a, b) => b.dateCreated.localeCompare(a.dateCreated));
+      const data = url.searchParams.get('orderBy') === 'dateCreated-DESC' ? sorted : links;
+      const perPage = Number(url.searchParams.get('itemsPerPage') ?? 10);
+      return json(response, 200, {
+        shortUrls: {
+          data: data.slice(0, perPage).map(view),
+          pagination: {
+            currentPage: 1,
+            pagesCount: 1,
+            itemsPerPage: perPage,
+            itemsInCurrentPage: Math.min(perPage, data.length),
+            totalItems: data.length,
+          },
+        },
+      });
+    }
+    if (url.pathname === '/rest/v3/short-urls' && request.method === 'POST') {
+      const body = JSON.parse(request.body) as {
+        longUrl?: string;
+        customSlug?: string;
+        title?: string;
+        tags?: string[];
+      };
+      if (body.customSlug && links.some((link) => link.shortCode === body.customSlug)) {
+        return problem(response, 400, {
+          type: 'https://shlink.io/api/error/non-unique-slug',
+          title: 'Invalid custom slug',
+          detail: `Provided slug "${body.customSlug}" is already in use.`,
+          customSlug: body.customSlug,
+        });
+      }
+      const link = {
+        shortCode: body.customSlug ?? `gen${links.length}`,
+        longUrl: body.longUrl ?? '',
+        title: body.title ?? null,
+        tags: body.tags ?? [],
+        dateCreated: `2026-11-22T1${links.length}:00:00+00:00`,
+      };
+      links.push(link);
+      return json(response, 200, view(link));
+    }
+    problem(response, 404, {
+      type: 'https://shlink.io/api/error/not-found',
+      title: 'Not found',
+      detail: 'Not found',
+    });
+  });
+  return Object.assign(upstream, { links });
+}
