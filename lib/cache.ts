@@ -113,3 +113,19 @@ export function withFreshness<V extends object>(
   if (!cached.stale) return body;
   return { ...body, stale: true, age_seconds: cached.stale.age_seconds };
 }
+
+const serialised = new WeakMap<object, string>();
+
+/**
+ * The card body as JSON text: `{ configured: true, ...value, fetched_at }`, or with `stale` and `age_seconds` when
+ * the value is old. A fresh value is serialised once per fetch and the text reused by every read until the next.
+ */
+export function cardJson<V extends object>(cached: Cached<V>): string {
+  if (cached.stale) return JSON.stringify({ configured: true, ...withFreshness(cached) });
+  let text = serialised.get(cached.value);
+  if (text === undefined) {
+    text = JSON.stringify({ configured: true, ...withFreshness(cached) });
+    serialised.set(cached.value, text);
+  }
+  return text;
+}

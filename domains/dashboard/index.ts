@@ -21,6 +21,8 @@ const baseKey = '';
 interface Current {
   layout: Layout;
   etag: string;
+  /** The layout as JSON text, made once per change: reads send it as is. */
+  text?: string;
 }
 
 function ownerKey(request: FastifyRequest): string {
@@ -80,8 +82,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const found = await read(ownerKey(request));
-          reply.header('etag', found.etag);
-          return found.layout;
+          found.text ??= JSON.stringify(found.layout);
+          return reply.header('etag', found.etag).type('application/json; charset=utf-8').send(found.text);
         },
       );
 

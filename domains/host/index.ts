@@ -27,6 +27,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     read: () => sampler.read(),
   });
 
+  const texts = new WeakMap<object, string>();
+
   async function figures() {
     try {
       return await sampler.read();
@@ -56,9 +58,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CardBody, ...errors(400, 401, 502) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const result = await figures();
-      if (!request.query.mounts) return result;
+      if (!request.query.mounts) {
+        // One sample is read many times: serialised once.
+        let text = texts.get(result);
+        if (text === undefined) {
+          text = JSON.stringify(result);
+          texts.set(result, text);
+        }
+        return reply.type('application/json; charset=utf-8').send(text);
+      }
       const wanted = request.query.mounts.split(',').map((mount) => mount.trim());
       const unknown = wanted.find((mount) => !host.mounts.includes(mount));
       if (unknown !== undefined) {

@@ -2,7 +2,7 @@
 //   GET /api/cluster   cluster name and quorum, nodes, guests, with the network host inventory merged in
 //   GET /api/storage   ZFS pools, storages, container root filesystems and the HEALTHY / WATCH / ATTENTION roll-up
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
+import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { networkHostInventory } from '../network-hosts/index.ts';
@@ -12,6 +12,8 @@ import { readCluster } from './cluster.ts';
 import { readStorage } from './storage.ts';
 
 const tags = ['dashboard'];
+const jsonType = 'application/json; charset=utf-8';
+const notConfigured = JSON.stringify({ configured: false });
 
 const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
   const {
@@ -33,16 +35,16 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   const cache = new TtlCache<object>({ ttlMs: options.cacheSeconds * 1000, now: () => now().getTime() });
 
   async function cluster() {
-    if (!pve) return { configured: false };
+    if (!pve) return notConfigured;
     const cached = await cache.get('cluster', async () => {
       const inventory = await networkHostInventory(app.sql);
       return readCluster(pve, inventory);
     });
-    return { configured: true, ...withFreshness(cached) };
+    return cardJson(cached);
   }
 
   async function storage() {
-    if (!pve) return { configured: false };
+    if (!pve) return notConfigured;
     const cached = await cache.get('storage', async () => {
       const overrides = await readSetting(app.sql, dashboardSetting);
       return readStorage(pve, {
@@ -50,12 +52,13 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
         attentionPercent: overrides.storage_attention_percent ?? storageAttentionPercent,
       });
     });
-    return { configured: true, ...withFreshness(cached) };
+    return cardJson(cached);
   }
 
   if (pve) {
-    app.cards.addSource({ type: 'cluster', intervalMs: options.cacheSeconds * 1000, read: cluster });
-    app.cards.addSource({ type: 'storage', intervalMs: options.cacheSeconds * 1000, read: storage });
+    const intervalMs = options.cacheSeconds * 1000;
+    app.cards.addSource({ type: 'cluster', intervalMs, read: async () => JSON.parse(await cluster()) });
+    app.cards.addSource({ type: 'storage', intervalMs, read: async () => JSON.parse(await storage()) });
   }
 
   const described =
@@ -73,7 +76,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
         response: { 200: CardBody, ...errors(401, 502) },
       },
     },
-    cluster,
+    async (_request, reply) => reply.type(jsonType).send(await cluster()),
   );
 
   app.get(
@@ -89,7 +92,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
         response: { 200: CardBody, ...errors(401, 502) },
       },
     },
-    storage,
+    async (_request, reply) => reply.type(jsonType).send(await storage()),
   );
 };
 

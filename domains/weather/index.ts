@@ -2,7 +2,7 @@
 //   GET /api/weather   current conditions, today and a 7-day forecast; ?latitude=&longitude= for a card's own place
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
+import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { upstreamFailure } from '../../lib/upstream.ts';
@@ -11,6 +11,8 @@ import { fetchForecast, type Place, type Weather } from './open-meteo.ts';
 import { weatherSetting } from './setting.ts';
 
 const tags = ['dashboard'];
+const jsonType = 'application/json; charset=utf-8';
+const notConfigured = JSON.stringify({ configured: false });
 const weatherTtlMs = 15 * 60_000;
 /** How long a read of the `weather` setting is reused: a changed place shows within seconds, not per request. */
 const settingTtlMs = 5_000;
@@ -52,7 +54,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
     const own = query.latitude !== undefined;
     const latitude = own ? (query.latitude as number) : fallback.latitude;
     const longitude = own ? (query.longitude as number) : fallback.longitude;
-    if (latitude === null || longitude === null) return { configured: false as const };
+    if (latitude === null || longitude === null) return notConfigured;
     const place: Place = {
       latitude,
       longitude,
@@ -65,13 +67,17 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
         ...(await fetchForecast(config.weather.url, place, config.upstreamTimeoutMs)),
         label: own ? null : fallback.label,
       }));
-      return { configured: true as const, ...withFreshness(cached) };
+      return cardJson(cached);
     } catch (error) {
       throw upstreamFailure('WEATHER_UPSTREAM_FAILED', error);
     }
   }
 
-  app.cards.addSource({ type: 'weather', intervalMs: 60_000, read: () => weather({}) });
+  app.cards.addSource({
+    type: 'weather',
+    intervalMs: 60_000,
+    read: async () => JSON.parse(await weather({})),
+  });
 
   app.get(
     '/weather',
@@ -86,7 +92,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
         response: { 200: CardBody, ...errors(400, 401, 502) },
       },
     },
-    async (request) => weather(request.query),
+    async (request, reply) => reply.type(jsonType).send(await weather(request.query)),
   );
 };
 
