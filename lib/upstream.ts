@@ -31,8 +31,6 @@ export interface UpstreamRequest {
   json?: unknown;
   timeoutMs: number;
   dispatcher?: Dispatcher;
-  /** Statuses answered instead of thrown (a client error the caller turns into its own 400). */
-  accept?: (status: number) => boolean;
 }
 
 const maxBodyBytes = 4 * 1024 * 1024;
@@ -53,7 +51,7 @@ function failureReason(error: unknown, timeoutMs: number): string {
   return code ? `request failed (${code})` : 'request failed';
 }
 
-/** One call: the answer for a 2xx (or an accepted status), otherwise an UpstreamError. */
+/** One call: the answer for a 2xx, otherwise an UpstreamError. */
 export async function callUpstream(url: string, options: UpstreamRequest): Promise<UpstreamAnswer> {
   const signal = AbortSignal.timeout(options.timeoutMs);
   let response: Dispatcher.ResponseData;
@@ -72,12 +70,18 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
-    const length = Number(response.headers['content-length'] ?? 0);
-    if (length > maxBodyBytes) {
-      await response.body.dump();
-      throw new UpstreamError(`answer of ${length} bytes is too large`, response.statusCode);
+    // Counted as it arrives: a missing or false content-length must not make us buffer without end.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBodyBytes) {
+        response.body.destroy();
+        throw new UpstreamError(`answer larger than ${maxBodyBytes} bytes`, response.statusCode);
+      }
+      chunks.push(chunk as Buffer);
     }
-    text = await response.body.text();
+    text = Buffer.concat(chunks).toString('utf8');
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     throw new UpstreamError(failureReason(error, options.timeoutMs), null);
@@ -89,7 +93,7 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
     // Not JSON: kept as text for the caller's message.
   }
   const status = response.statusCode;
-  if ((status >= 200 && status < 300) || options.accept?.(status)) {
+  if (status >= 200 && status < 300) {
     return { status, headers: response.headers, body };
   }
   throw new UpstreamError(`HTTP ${status} ${statusReason(status, body)}`, status, body);
