@@ -46,11 +46,6 @@ export class HostSampler {
     return this.#figures as HostFigures & { sampled_at: string };
   }
 
-  /** Keeps sampling while a stream watches (called when one opens). */
-  wake(): void {
-    if (!this.#timer && !this.#starting) void this.read().catch(() => undefined);
-  }
-
   close(): void {
     this.#closed = true;
     this.#stop();
