@@ -26,6 +26,8 @@ export class HostSampler {
   #lastRead = 0;
   #starting: Promise<void> | null = null;
   #closed = false;
+  /** Bumped on every stop: a sample still in flight from before it is dropped, not published. */
+  #generation = 0;
 
   constructor(options: SamplerOptions) {
     this.#options = options;
@@ -68,15 +70,18 @@ export class HostSampler {
   }
 
   async #tick(): Promise<void> {
+    const generation = this.#generation;
     const now = await rawSample(this.#options.proc);
     const before = this.#previous ?? now;
     const figures = await hostFigures(this.#options, before, now);
+    if (generation !== this.#generation) return;
     this.#previous = now;
     this.#figures = { ...figures, sampled_at: new Date(now.at).toISOString() };
     this.#options.onFigures(this.#figures);
   }
 
   #stop(): void {
+    this.#generation++;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     // Figures from before a pause would show a stale span: the next read starts afresh.
