@@ -8,9 +8,12 @@ import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import audit from './domains/audit/index.ts';
+import backups from './domains/backups/index.ts';
 import capture from './domains/capture/index.ts';
+import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
 import health from './domains/health/index.ts';
+import host from './domains/host/index.ts';
 import icons from './domains/icons/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
@@ -19,10 +22,12 @@ import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
+import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
 import search from './domains/search/index.ts';
 import settings from './domains/settings/index.ts';
+import shlink from './domains/shlink/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
 import speedtest from './domains/speedtest/index.ts';
@@ -30,12 +35,14 @@ import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import voice from './domains/voice/index.ts';
+import weather from './domains/weather/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
+import { CardBus } from './lib/card-bus.ts';
 import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors, { frameworkError } from './plugins/errors.ts';
+import errors, { describeError, frameworkError } from './plugins/errors.ts';
 import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
@@ -54,6 +61,8 @@ export interface AppDeps {
   extraTasks?: TaskList;
   /** Run recurring work (default on; tests that drive it themselves turn it off). */
   cron?: boolean;
+  /** The clock of time-dependent answers (backup staleness); tests pass their own. */
+  now?: () => Date;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -102,6 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
+  // Live dashboard card data: the card domains feed it, the dashboard stream reads it.
+  app.decorate('cards', new CardBus((error) => describeError(error)));
+  app.addHook('onClose', async () => app.cards.stop());
 
   await app.register(
     async (api) => {
@@ -129,6 +141,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(devices);
       await api.register(health);
       await api.register(metrics);
+      const now = deps.now ?? (() => new Date());
+      await api.register(dashboard);
+      await api.register(weather, { now });
+      await api.register(host);
+      await api.register(proxmox, { now });
+      await api.register(backups, { now });
+      await api.register(shlink, { now });
     },
     { prefix: '/api' },
   );
@@ -138,5 +157,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    cards: CardBus;
   }
 }

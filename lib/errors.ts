@@ -142,6 +142,22 @@ const catalogue = {
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
   SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
+  // Dashboard and infrastructure cards. An upstream's failure is our 502 with its own status in the message and in
+  // `upstream`, never its status as ours.
+  LAYOUT_INVALID: entry(400, detail),
+  LAYOUT_CHANGED: entry(412, detail),
+  WEATHER_PLACE_INVALID: entry(400, detail),
+  WEATHER_UPSTREAM_FAILED: entry(502, (reason: string) => `Open-Meteo failed: ${reason}`),
+  PROXMOX_UPSTREAM_FAILED: entry(502, (reason: string) => `Proxmox VE failed: ${reason}`),
+  PROXMOX_TOKEN_REFUSED: entry(
+    502,
+    (reason: string) =>
+      `Proxmox VE refused the API token (${reason}): check PVE_TOKEN and give the token the PVEAuditor role on /`,
+  ),
+  HOST_METRICS_UNAVAILABLE: entry(502, detail),
+  BACKUP_INVALID: entry(400, detail),
+  SHLINK_UPSTREAM_FAILED: entry(502, (reason: string) => `Shlink failed: ${reason}`),
+  SHLINK_REJECTED: entry(400, (reason: string) => `Shlink refused the link: ${reason}`),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;
