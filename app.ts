@@ -21,9 +21,11 @@ import search from './domains/search/index.ts';
 import settings from './domains/settings/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
+import speedtest from './domains/speedtest/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import voice from './domains/voice/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
@@ -97,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(pendingChanges);
       await api.register(audit);
       await api.register(mcp);
+      await api.register(speedtest);
+      await api.register(voice);
     },
     { prefix: '/api' },
   );

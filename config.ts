@@ -52,7 +52,19 @@ export interface Config {
   ingestMaxBytes: number;
   /** Attempts of an ingest job with a transient failure (5xx, timeout) before it is marked failed. */
   ingestMaxAttempts: number;
+  /** The speed-test program (split on blanks, no shell) and how long it may run. */
+  speedtestCommand: string;
+  speedtestTimeoutMs: number;
+  /** Largest audio upload for transcription. */
+  voiceMaxBytes: number;
+  /** Speech-to-text; null when STT_PROVIDER is unset. */
+  stt: SttConfig | null;
 }
+
+export type SttConfig =
+  | { provider: 'openai'; url: string; model: string; apiKey: string | null; timeoutMs: number }
+  | { provider: 'whispercpp'; url: string; timeoutMs: number }
+  | { provider: 'command'; command: string; timeoutMs: number };
 
 type Env = Record<string, string | undefined>;
 
@@ -164,6 +176,31 @@ function access(env: Env): AccessConfig | null {
   };
 }
 
+function stt(env: Env): SttConfig | null {
+  const provider = text(env, 'STT_PROVIDER');
+  if (provider === null) return null;
+  const timeoutMs = integer(env, 'STT_TIMEOUT_MS', 60_000, 1000, 3_600_000);
+  if (provider === 'openai' || provider === 'whispercpp') {
+    if (text(env, 'STT_URL') === null)
+      throw new ConfigError('STT_URL', `is required with STT_PROVIDER=${provider}`);
+    const url = httpUrl(env, 'STT_URL', '').replace(/\/+$/, '');
+    if (provider === 'whispercpp') return { provider, url, timeoutMs };
+    return {
+      provider,
+      url,
+      model: text(env, 'STT_MODEL') ?? 'whisper-1',
+      apiKey: text(env, 'STT_API_KEY'),
+      timeoutMs,
+    };
+  }
+  if (provider === 'command') {
+    const command = text(env, 'STT_COMMAND');
+    if (command === null) throw new ConfigError('STT_COMMAND', 'is required with STT_PROVIDER=command');
+    return { provider, command, timeoutMs };
+  }
+  throw new ConfigError('STT_PROVIDER', `must be openai, whispercpp or command (got "${provider}")`);
+}
+
 /** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
@@ -213,6 +250,11 @@ export function loadConfig(env: Env = environment()): Config {
     ingestTimeoutMs: integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000),
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxAttempts: integer(env, 'INGEST_MAX_ATTEMPTS', 5, 1, 25),
+    speedtestCommand:
+      text(env, 'SPEEDTEST_COMMAND') ?? 'speedtest --format=json --accept-license --accept-gdpr',
+    speedtestTimeoutMs: integer(env, 'SPEEDTEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+    voiceMaxBytes: integer(env, 'VOICE_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    stt: stt(env),
   };
 }
 

@@ -98,6 +98,19 @@ const catalogue = {
   IDEMPOTENCY_KEY_REUSED: entry(409, detail),
   WEBHOOK_DISABLED: entry(503, detail),
   UNKNOWN_SERVICE: entry(404, detail),
+
+  // Speed tests and voice.
+  SPEEDTEST_NO_RESULT: entry(404, () => 'no speed test has run yet'),
+  INVALID_SCHEDULE: entry(400, detail),
+  STT_NOT_CONFIGURED: entry(
+    503,
+    () => 'speech-to-text is not configured: set STT_PROVIDER (openai, whispercpp or command)',
+  ),
+  STT_FAILED: entry(502, detail),
+  AUDIO_UNSUPPORTED: entry(415, detail),
+  VOICE_CLIP_NOT_FOUND: notFound('voice clip'),
+  VOICE_CLIP_FILE_MISSING: entry(404, (id: string) => `the audio file of voice clip ${id} is missing`),
+  RANGE_NOT_SATISFIABLE: entry(416, detail),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

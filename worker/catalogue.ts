@@ -4,6 +4,8 @@
 // A domain adds its task here (name, payload schema from its schema.ts, what it does) and its executor in its jobs.ts.
 import type { Static, TSchema } from 'typebox';
 import { IngestPayload } from '../domains/capture/schema.ts';
+import { SpeedtestRunPayload } from '../domains/speedtest/schema.ts';
+import { VoicePurgePayload } from '../domains/voice/schema.ts';
 
 export interface TaskDeclaration {
   payload: TSchema;
@@ -24,6 +26,16 @@ export const taskCatalogue = {
   'ingest.video': {
     payload: IngestPayload,
     description: "Stores a captured video's oEmbed metadata and, when configured, its transcript",
+  },
+  'speedtest.run': {
+    payload: SpeedtestRunPayload,
+    description: 'Measures the internet connection with SPEEDTEST_COMMAND and records the result',
+    action: true,
+    maxAttempts: 1,
+  },
+  'voice.purge': {
+    payload: VoicePurgePayload,
+    description: 'Deletes retained voice clips older than the retention, file and row',
   },
 } as const satisfies Record<string, TaskDeclaration>;
 

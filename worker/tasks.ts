@@ -4,6 +4,8 @@ import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from '../config.ts';
 import { captureTasks } from '../domains/capture/jobs.ts';
+import { speedtestCron, speedtestTasks } from '../domains/speedtest/jobs.ts';
+import { voiceCron, voiceTasks } from '../domains/voice/jobs.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
 import { type CronItem, cronTick, cronTickTask, type DomainCron } from './cron.ts';
 import { payloadProblem } from './enqueue.ts';
@@ -24,8 +26,8 @@ export type Executors = { [Name in TaskName]?: Executor<Name> };
 /** A domain's executors, built from the shared dependencies. */
 export type DomainTasks = (deps: JobDeps) => Executors;
 
-const domainTasks: DomainTasks[] = [captureTasks];
-const domainCron: DomainCron[] = [];
+const domainTasks: DomainTasks[] = [captureTasks, speedtestTasks, voiceTasks];
+const domainCron: DomainCron[] = [speedtestCron, voiceCron];
 
 /** Every recurring item the domains contribute. */
 export function cronItems(deps: JobDeps): CronItem[] {

@@ -7,10 +7,16 @@ import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
+import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
-import { deleteSetting, getSetting, putSetting, type SettingRow } from './store.ts';
+import { voiceSetting } from '../voice/setting.ts';
+import { deleteSetting, getSetting, initSetting, putSetting, type SettingRow } from './store.ts';
 
-export const settingDefinitions: readonly SettingDefinition[] = [themeSetting];
+export const settingDefinitions: readonly SettingDefinition[] = [
+  themeSetting,
+  speedtestSetting,
+  voiceSetting,
+];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
 const checkers = new Map<string, ReturnType<typeof Compile>>();
@@ -50,6 +56,21 @@ export async function readSetting<Schema extends TSchema>(
   const stored = await getSetting<unknown>(sql, definition.key);
   if (stored === undefined || !checker(definition).Check(stored)) return definition.defaultValue();
   return stored as Static<Schema>;
+}
+
+/**
+ * Like readSetting, but a default made when nothing is stored is stored at once, so it stays the same on every later
+ * read (a minute chosen at random, say). Concurrent first reads agree on one stored value.
+ */
+export async function readSettingOrStoreDefault<Schema extends TSchema>(
+  sql: Db,
+  definition: SettingDefinition<Schema>,
+): Promise<Static<Schema>> {
+  const stored = await getSetting<unknown>(sql, definition.key);
+  if (stored !== undefined && checker(definition).Check(stored)) return stored as Static<Schema>;
+  if (stored !== undefined) return definition.defaultValue();
+  const value = await initSetting(sql, definition.key, definition.defaultValue());
+  return checker(definition).Check(value) ? (value as Static<Schema>) : definition.defaultValue();
 }
 
 export async function writeSetting<Schema extends TSchema>(

@@ -25,6 +25,20 @@ export async function putSetting(sql: Db, key: string, value: unknown): Promise<
   return row;
 }
 
+/** Stores `value` unless the key has one already; returns what is stored now either way. */
+export async function initSetting(sql: Db, key: string, value: unknown): Promise<unknown> {
+  const [row] = await sql<{ value: unknown }[]>`
+    with inserted as (
+      insert into app_settings (key, value) values (${key}, ${JSON.stringify(value)}::text::jsonb)
+      on conflict (key) do nothing
+      returning value
+    )
+    select value from inserted
+    union all
+    select value from app_settings where key = ${key} and not exists (select 1 from inserted)`;
+  return row?.value;
+}
+
 export async function deleteSetting(sql: Db, key: string): Promise<boolean> {
   const result = await sql`delete from app_settings where key = ${key}`;
   return result.count > 0;

@@ -1,0 +1,143 @@
+// Speed tests. Routes:
+//   POST /api/speedtest/run             owner: start a measurement (one at a time: a pending run answers instead)
+//   GET  /api/speedtest/latest          the newest result
+//   GET  /api/speedtest/history         results newest first, with a summary (?since=&until=&limit=)
+//   GET  /api/speedtest/history.csv     the same as CSV
+//   GET  /api/speedtest/settings        owner: schedule and thresholds
+//   PUT  /api/speedtest/settings        owner: change them (the schedule applies from the next minute on)
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
+import { errors } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
+import { cronProblem } from '../../worker/cron.ts';
+import { readSettingOrStoreDefault, writeSetting } from '../settings/registry.ts';
+import { historyCsv } from './csv.ts';
+import { startRun } from './run.ts';
+import { History, HistoryQuery, SpeedtestResult, SpeedtestRunAccepted, SpeedtestSettings } from './schema.ts';
+import { speedtestSetting } from './setting.ts';
+import { latestResult, listResults, summarise } from './store.ts';
+
+const tags = ['speed tests'];
+
+function rangeOf(query: HistoryQuery) {
+  return {
+    since: query.since ? new Date(query.since) : undefined,
+    until: query.until ? new Date(query.until) : undefined,
+  };
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(SpeedtestResult);
+
+  app.get(
+    '/speedtest/latest',
+    {
+      schema: {
+        tags,
+        summary: 'The newest speed-test result',
+        response: { 200: Type.Ref('SpeedtestResult'), ...errors(401, 404) },
+      },
+    },
+    async () => {
+      const latest = await latestResult(app.sql);
+      if (!latest) throw hubError('SPEEDTEST_NO_RESULT');
+      return latest;
+    },
+  );
+
+  app.get(
+    '/speedtest/history',
+    {
+      schema: {
+        tags,
+        summary: 'Speed-test results, newest first, with a summary of the range',
+        description:
+          'The summary counts runs, failures and results below a threshold, with min, median and max.',
+        querystring: HistoryQuery,
+        response: { 200: History, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const range = rangeOf(request.query);
+      const [items, summary] = await Promise.all([
+        listResults(app.sql, range, request.query.limit),
+        summarise(app.sql, range),
+      ]);
+      return { items, summary };
+    },
+  );
+
+  app.get(
+    '/speedtest/history.csv',
+    {
+      schema: {
+        tags,
+        summary: 'Speed-test results as CSV',
+        querystring: HistoryQuery,
+        produces: ['text/csv'],
+        response: { 200: Type.String({ description: 'text/csv, one row a result' }), ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const items = await listResults(app.sql, rangeOf(request.query), request.query.limit);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="speedtest-history.csv"')
+        .send(historyCsv(items));
+    },
+  );
+
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/speedtest/run',
+        {
+          schema: {
+            tags,
+            summary: 'Run a speed test now',
+            description:
+              'Answers 202 with the job. While a run is queued or in progress, answers that run’s job with ' +
+              'already_running: true instead of starting another.',
+            response: { 202: SpeedtestRunAccepted, ...errors(401, 403) },
+          },
+        },
+        async (_request, reply) => reply.status(202).send(await startRun(app.sql)),
+      );
+
+      owner.get(
+        '/speedtest/settings',
+        {
+          schema: {
+            tags,
+            summary: 'The schedule and the thresholds',
+            response: { 200: SpeedtestSettings, ...errors(401, 403) },
+          },
+        },
+        async () => readSettingOrStoreDefault(app.sql, speedtestSetting),
+      );
+
+      owner.put(
+        '/speedtest/settings',
+        {
+          schema: {
+            tags,
+            summary: 'Change the schedule and the thresholds',
+            description:
+              'The schedule is a 5-field cron expression in the hub’s local time; it applies at once.',
+            body: SpeedtestSettings,
+            response: { 200: SpeedtestSettings, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => {
+          const problem = cronProblem(request.body.schedule);
+          if (problem) throw hubError('INVALID_SCHEDULE', `schedule: ${problem}`);
+          const row = await writeSetting(app.sql, speedtestSetting, request.body);
+          return row.value as SpeedtestSettings;
+        },
+      );
+    }),
+  );
+};
+
+export default plugin;

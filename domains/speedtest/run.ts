@@ -1,0 +1,90 @@
+// One measurement: run SPEEDTEST_COMMAND (no shell, allow-listed environment, killed with its process group after
+// SPEEDTEST_TIMEOUT_MS), read its output, and keep a row whatever happened, so failures show as gaps in history.
+import type { Config } from '../../config.ts';
+import { CommandError, childEnvironment, runCommand, splitCommand } from '../../lib/command.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
+import type { TaskName } from '../../worker/catalogue.ts';
+import { enqueue } from '../../worker/enqueue.ts';
+import { type Measurement, parseSpeedtestOutput } from './parse.ts';
+import type { SpeedtestResult, SpeedtestSettings } from './schema.ts';
+import { activeRunJob, insertResult, startRunLock } from './store.ts';
+
+export const speedtestTask: TaskName = 'speedtest.run';
+const maxOutputBytes = 1024 * 1024;
+
+type RunConfig = Pick<Config, 'speedtestCommand' | 'speedtestTimeoutMs'>;
+
+export interface RunOutcome {
+  measurement: Measurement | null;
+  error: string | null;
+  raw: string;
+}
+
+export async function measure(config: RunConfig): Promise<RunOutcome> {
+  const argv = splitCommand(config.speedtestCommand);
+  try {
+    const result = await runCommand(argv, {
+      timeoutMs: config.speedtestTimeoutMs,
+      maxOutputBytes,
+      env: childEnvironment(),
+    });
+    const raw = [result.stdout, result.stderr ? `--- stderr ---\n${result.stderr}` : '']
+      .filter(Boolean)
+      .join('\n');
+    if (result.timedOut) {
+      return {
+        measurement: null,
+        error: `the speed test took longer than ${config.speedtestTimeoutMs} ms`,
+        raw,
+      };
+    }
+    if (result.overflowed) return { measurement: null, error: 'the speed test printed too much output', raw };
+    const parsed = parseSpeedtestOutput(result.stdout, result.stderr);
+    if (parsed.ok) return { measurement: parsed.measurement, error: null, raw };
+    const status = result.code === 0 ? '' : ` (exit status ${result.code ?? 'signal'})`;
+    return { measurement: null, error: `${parsed.error}${status}`, raw };
+  } catch (error) {
+    if (error instanceof CommandError) {
+      return { measurement: null, error: `${error.message} (SPEEDTEST_COMMAND)`, raw: '' };
+    }
+    throw error;
+  }
+}
+
+/** Whether a measurement is under either threshold of the settings. */
+export function belowThreshold(measurement: Measurement | null, settings: SpeedtestSettings): boolean {
+  if (!measurement) return false;
+  const low = (value: number | null, threshold: number | null) =>
+    value !== null && threshold !== null && value < threshold;
+  return (
+    low(measurement.download_mbps, settings.low_download_mbps) ||
+    low(measurement.upload_mbps, settings.low_upload_mbps)
+  );
+}
+
+export async function recordRun(
+  sql: Db,
+  run: RunOutcome,
+  settings: SpeedtestSettings,
+  job: { id: string | null; trigger: 'manual' | 'schedule' },
+): Promise<SpeedtestResult> {
+  return insertResult(sql, {
+    job_id: job.id,
+    trigger: job.trigger,
+    measurement: run.measurement,
+    below_threshold: belowThreshold(run.measurement, settings),
+    error: run.error,
+    raw_output: run.raw.slice(0, maxOutputBytes),
+  });
+}
+
+/** Starts a run unless one is queued or running; then that run's job answers, so a burst of requests starts one. */
+export async function startRun(sql: Sql): Promise<{ job_id: string; already_running: boolean }> {
+  return sql.begin(async (tx) => {
+    await startRunLock(tx, speedtestTask);
+    const active = await activeRunJob(tx, speedtestTask);
+    if (active) return { job_id: active, already_running: true };
+    const job = await enqueue(tx, 'speedtest.run', { trigger: 'manual' });
+    return { job_id: job.id, already_running: false };
+  });
+}

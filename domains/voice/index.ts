@@ -1,0 +1,185 @@
+// Voice: transcription through the configured speech-to-text adapter, and the clips kept when retention is on.
+// Every route is the owner's. Routes:
+//   POST   /api/voice/transcribe        multipart `file` (+ optional `language`): the transcript
+//   GET    /api/voice/settings          retention
+//   PUT    /api/voice/settings
+//   GET    /api/voice/clips             retained clips, newest first (paginated)
+//   GET    /api/voice/clips/:id/audio   the audio, with byte ranges for seeking
+//   DELETE /api/voice/clips/:id         file and row
+import { createReadStream } from 'node:fs';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
+import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
+import { readSetting, writeSetting } from '../settings/registry.ts';
+import { headerDuration, sniffAudio } from './audio.ts';
+import { clipFileSize, clipPath, removeClip, retainClip } from './clips.ts';
+import { byteRange } from './range.ts';
+import { Transcription, VoiceClip, VoiceSettings } from './schema.ts';
+import { voiceSetting } from './setting.ts';
+import { findClip, listClips } from './store.ts';
+import { transcribe } from './stt.ts';
+
+const tags = ['voice'];
+const languagePattern = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})?$/;
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app;
+  app.addSchema(VoiceClip);
+  await app.register(multipart, {
+    limits: { fileSize: config.voiceMaxBytes, files: 1, fields: 2, fieldSize: 64, parts: 3 },
+  });
+
+  app.post(
+    '/voice/transcribe',
+    {
+      schema: {
+        tags,
+        summary: 'Transcribe audio',
+        description:
+          'multipart/form-data with `file` (WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC, recognised by its bytes; ' +
+          `at most VOICE_MAX_BYTES, now ${config.voiceMaxBytes}) and optionally \`language\` (e.g. en). 503 ` +
+          'STT_NOT_CONFIGURED without STT_PROVIDER; 502 STT_FAILED when the adapter fails or times out. With ' +
+          'retention on, the clip is kept and its id returned.',
+        consumes: ['multipart/form-data'],
+        response: { 200: Transcription, ...errors(400, 401, 403, 413, 415, 502, 503) },
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart())
+        throw hubError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data with a file');
+      let audio: Buffer | null = null;
+      let language: string | null = null;
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the audio field is named "file"');
+          audio = await part.toBuffer();
+        } else if (part.fieldname === 'language') {
+          const value = String(part.value).trim();
+          if (value && !languagePattern.test(value)) {
+            throw hubError('BAD_REQUEST', 'language must be a language code such as en or pt-BR');
+          }
+          language = value || null;
+        } else {
+          throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (file, language)`);
+        }
+      }
+      if (!audio || audio.length === 0) throw hubError('BAD_REQUEST', 'file is required');
+      const type = sniffAudio(audio);
+      if (!type) {
+        throw hubError(
+          'AUDIO_UNSUPPORTED',
+          'the file is not WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC audio',
+        );
+      }
+      if (!config.stt) throw hubError('STT_NOT_CONFIGURED');
+      const result = await transcribe(config.stt, { audio, type, language });
+      const duration = result.duration_s ?? headerDuration(audio, type);
+      const settings = await readSetting(app.sql, voiceSetting);
+      const answer = { text: result.text, language: result.language, duration_s: duration };
+      if (!settings.retain_clips) return answer;
+      const clip = await retainClip(app.sql, config.voiceClipsDir, {
+        audio,
+        type,
+        transcript: result.text,
+        language: result.language,
+        duration_s: duration,
+        provider: config.stt.provider,
+      });
+      return { ...answer, clip_id: clip.id };
+    },
+  );
+
+  app.get(
+    '/voice/settings',
+    { schema: { tags, summary: 'Clip retention', response: { 200: VoiceSettings, ...errors(401, 403) } } },
+    async () => readSetting(app.sql, voiceSetting),
+  );
+
+  app.put(
+    '/voice/settings',
+    {
+      schema: {
+        tags,
+        summary: 'Change clip retention',
+        body: VoiceSettings,
+        response: { 200: VoiceSettings, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => (await writeSetting(app.sql, voiceSetting, request.body)).value as VoiceSettings,
+  );
+
+  app.get(
+    '/voice/clips',
+    {
+      schema: {
+        tags,
+        summary: 'Retained clips, newest first',
+        querystring: PageQuery,
+        response: { 200: Paginated(Type.Ref('VoiceClip')), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => ({ ...(await listClips(app.sql, request.query)), ...request.query }),
+  );
+
+  app.get(
+    '/voice/clips/:id/audio',
+    {
+      schema: {
+        tags,
+        summary: 'A clip’s audio',
+        description:
+          'Supports a single byte range (Range: bytes=start-end) with 206, so an <audio> element can seek.',
+        params: IdParams,
+        produces: ['audio/*'],
+        response: { 200: Type.Unknown(), 206: Type.Unknown(), ...errors(400, 401, 403, 404, 416) },
+      },
+    },
+    async (request, reply) => {
+      const clip = await findClip(app.sql, request.params.id);
+      if (!clip) throw hubError('VOICE_CLIP_NOT_FOUND', request.params.id);
+      const size = await clipFileSize(config.voiceClipsDir, clip.file_name);
+      if (size === null) throw hubError('VOICE_CLIP_FILE_MISSING', clip.id);
+      const file = clipPath(config.voiceClipsDir, clip.file_name);
+      reply
+        .header('accept-ranges', 'bytes')
+        .header('cache-control', 'private, no-cache')
+        .type(clip.content_type);
+      const range = byteRange(request.headers.range, size);
+      if (range === 'unsatisfiable') {
+        reply.header('content-range', `bytes */${size}`);
+        throw hubError('RANGE_NOT_SATISFIABLE', `the clip has ${size} bytes`);
+      }
+      if (range) {
+        return reply
+          .status(206)
+          .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+          .header('content-length', range.end - range.start + 1)
+          .send(createReadStream(file, range));
+      }
+      return reply.header('content-length', size).send(createReadStream(file));
+    },
+  );
+
+  app.delete(
+    '/voice/clips/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a clip, file and row',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await removeClip(app.sql, config.voiceClipsDir, request.params.id))) {
+        throw hubError('VOICE_CLIP_NOT_FOUND', request.params.id);
+      }
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default ownerOnly(plugin);
