@@ -7,6 +7,8 @@ import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
+import aiUsage from './domains/ai-usage/index.ts';
+import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
 import jobRecords from './domains/jobs/index.ts';
@@ -101,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(mcp);
       await api.register(speedtest);
       await api.register(voice);
+      await api.register(assistant);
+      await api.register(aiUsage);
     },
     { prefix: '/api' },
   );
