@@ -17,6 +17,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   themeSetting,
   speedtestSetting,
   voiceSetting,
+  assistantSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
