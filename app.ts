@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
+import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import aiUsage from './domains/ai-usage/index.ts';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(voice);
       await api.register(assistant);
       await api.register(aiUsage);
+      await api.register(actions);
     },
     { prefix: '/api' },
   );
