@@ -33,7 +33,7 @@ t.test(
     t.equal(badParams.statusCode, 400);
 
     const agent = await createAgent(ta, { tier: 'suggest' });
-    const proposals = [];
+    const proposals: string[] = [];
     for (let i = 0; i < 2; i++) {
       const proposed = await ta.asAgent(agent.token, {
         method: 'POST',
