@@ -26,7 +26,8 @@ export function openEventStream(reply: FastifyReply, options: { heartbeatMs?: nu
     if (value !== undefined && !(name in headers)) response.setHeader(name, value as string);
   }
   response.writeHead(200, headers);
-  response.flushHeaders();
+  // A first comment at once: the client (and any proxy) sees the stream open before the first event is ready.
+  response.write(': open\n\n');
   const controller = new AbortController();
   let open = true;
   let id = 0;

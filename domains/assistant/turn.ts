@@ -102,6 +102,13 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
     throw hubError('TURN_IN_PROGRESS');
   }
   let tokenId: string | null = null;
+  let finished = false;
+  const finish = async () => {
+    if (finished) return;
+    finished = true;
+    if (tokenId) await revokeTurnToken(sql, tokenId);
+    await releaseTurn(sql, conversation.id);
+  };
   try {
     const history = (await recentMessages(sql, conversation.id, config.historyMessages))
       .filter((message) => message.role === 'user' || message.role === 'assistant')
@@ -194,10 +201,11 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
       ok: ok && !interrupted,
       local: config.runner === 'openai' && config.local,
     });
+    // The conversation is free and the token dead before the client hears `done`, so a next turn never finds it busy.
+    await finish();
     stream.send('done', { conversation_id: conversation.id });
     stream.end();
   } finally {
-    if (tokenId) await revokeTurnToken(sql, tokenId);
-    await releaseTurn(sql, conversation.id);
+    await finish();
   }
 }

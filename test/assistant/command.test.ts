@@ -167,8 +167,14 @@ t.test(
     });
     t.equal(response.status, 200);
     const reader = response.body?.getReader();
-    const firstChunk = new TextDecoder().decode((await reader?.read())?.value);
-    t.match(firstChunk, /event: message/, 'the first output arrives while the program runs');
+    let seen = '';
+    while (!seen.includes('event: message')) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) break;
+      seen += new TextDecoder().decode(chunk.value);
+    }
+    t.match(seen, /^: open\n\n/, 'the stream opens at once');
+    t.match(seen, /event: message/, 'the first output arrives while the program runs');
     const pid = await pidOf(dir);
     t.ok(processAlive(pid));
 
