@@ -5,8 +5,11 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
+import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
+import aiUsage from './domains/ai-usage/index.ts';
+import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
 import backups from './domains/backups/index.ts';
 import capture from './domains/capture/index.ts';
@@ -148,6 +151,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(proxmox, { now });
       await api.register(backups, { now });
       await api.register(shlink, { now });
+      await api.register(assistant);
+      await api.register(aiUsage);
+      await api.register(actions);
     },
     { prefix: '/api' },
   );

@@ -7,6 +7,7 @@ import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
+import { assistantSetting } from '../assistant/setting.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { healthRetentionSetting } from '../health/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
@@ -22,6 +23,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   healthRetentionSetting,
   weatherSetting,
   dashboardSetting,
+  assistantSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
