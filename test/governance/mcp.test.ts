@@ -70,6 +70,7 @@ const expectedTools = [
   'list_tasks',
   'move_page',
   'network_audit',
+  'propose_action',
   'search',
   'service_health',
   'update_page',
