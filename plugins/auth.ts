@@ -70,9 +70,7 @@ declare module 'fastify' {
     badCredentials: boolean;
   }
   interface FastifyInstance {
-    /** Lets anyone through; the principal is known when credentials were sent. */
-    soft: Hook;
-    owner: Hook;
+    /** Legacy per-route hook still used by domains/capture until it moves into access contexts; do not use. */
     agentOrOwner: Hook;
   }
   interface FastifyContextConfig {
@@ -190,13 +188,8 @@ export default fp<AuthOptions>(
     app.addHook('onRequest', identify);
     app.addHook('onRequest', enforceAccess);
 
-    // Kept while routes move into access contexts; enforceAccess already holds every route to its level.
-    app.decorate('soft', async () => undefined);
-    app.decorate('owner', async (request: FastifyRequest) => {
-      if (request.principal?.kind === 'owner') return;
-      if (request.principal?.kind === 'agent') throw hubError('OWNER_ONLY');
-      throw unauthorized(request);
-    });
+    // Kept only for domains/capture, which is moving into access contexts; enforceAccess already holds every
+    // route to its level. Remove it with capture's last use.
     app.decorate('agentOrOwner', async (request: FastifyRequest) => {
       if (request.principal) return;
       throw unauthorized(request);

@@ -1,6 +1,7 @@
 // GET /api/audit: the owner's record of approvals, rejections and owner-tier agents' direct writes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { AuditEntry, AuditList, AuditQuery } from './schema.ts';
 import { listAuditEntries } from './store.ts';
 
@@ -10,7 +11,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit',
     {
-      onRequest: app.owner,
       schema: {
         tags: ['audit'],
         summary: 'The audit log, newest first, filtered by actor, action, outcome, entity or pending change',
@@ -36,4 +36,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

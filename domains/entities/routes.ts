@@ -46,13 +46,11 @@ export interface EntityRoutes {
 /** Registers GET `<path>/:id`, POST `<path>`, PATCH and DELETE `<path>/:id` for one entity type. */
 export function entityRoutes(app: App, spec: EntityRoutes): void {
   const { entity_type, tags, entity, present } = spec;
-  const onRequest = app.agentOrOwner;
   const item = `${spec.path}/:id`;
 
   app.get(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.get,
@@ -66,7 +64,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.post(
     spec.path,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.create,
@@ -81,7 +78,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.patch(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.update,
@@ -102,7 +98,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.delete(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.delete,

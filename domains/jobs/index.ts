@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { JobList, JobListQuery, JobParams, Job as JobSchema } from './schema.ts';
 import { deleteJob, findJobRecord, type JobChange, listJobRecords, retryJob } from './store.ts';
 
@@ -25,7 +26,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'List background jobs',
@@ -44,7 +44,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Get a job, with its payload and last error',
@@ -62,7 +61,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/jobs/:id/retry',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Run a failed job again now',
@@ -84,7 +82,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/jobs/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Delete a job that is not running',
@@ -102,4 +99,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

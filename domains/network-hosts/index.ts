@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import {
   CreateNetworkHost,
   NetworkHost,
@@ -25,7 +26,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/network-hosts',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List network hosts',
@@ -42,7 +42,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/network-hosts/:id',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Get a network host',
@@ -57,55 +56,56 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/network-hosts',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Add a network host',
-        body: CreateNetworkHost,
-        response: { 201: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 409) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await insertNetworkHost(app.sql, request.body)),
-  );
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/network-hosts',
+        {
+          schema: {
+            tags,
+            summary: 'Add a network host',
+            body: CreateNetworkHost,
+            response: { 201: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 409) },
+          },
+        },
+        async (request, reply) => reply.status(201).send(await insertNetworkHost(app.sql, request.body)),
+      );
 
-  app.patch(
-    '/network-hosts/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Change a network host',
-        params: IdParams,
-        body: UpdateNetworkHost,
-        response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const host = await updateNetworkHost(app.sql, request.params.id, request.body);
-      if (!host) throw app.httpErrors.notFound('network host not found');
-      return host;
-    },
-  );
+      owner.patch(
+        '/network-hosts/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Change a network host',
+            params: IdParams,
+            body: UpdateNetworkHost,
+            response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          const host = await updateNetworkHost(app.sql, request.params.id, request.body);
+          if (!host) throw app.httpErrors.notFound('network host not found');
+          return host;
+        },
+      );
 
-  app.delete(
-    '/network-hosts/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Remove a network host',
-        params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      if (!(await deleteNetworkHost(app.sql, request.params.id)))
-        throw app.httpErrors.notFound('network host not found');
-      return reply.status(204).send(null);
-    },
+      owner.delete(
+        '/network-hosts/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Remove a network host',
+            params: IdParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await deleteNetworkHost(app.sql, request.params.id)))
+            throw app.httpErrors.notFound('network host not found');
+          return reply.status(204).send(null);
+        },
+      );
+    }),
   );
 };
 

@@ -23,7 +23,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pages',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List pages, filtered by space or parent',
@@ -42,7 +41,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/spaces/:id/pages',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Pages of a space in tree order (position, then title); nested with tree=true',

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
@@ -37,7 +37,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pending-changes',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary:
@@ -63,7 +62,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pending-changes/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Get a pending change',
@@ -81,7 +79,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pending-changes/:id/approve',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Approve a pending change: it is claimed, then applied as if the owner had made it',
@@ -113,7 +110,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pending-changes/:id/reject',
     {
-      onRequest: app.owner,
       // The body is optional: no body is a rejection without a reason.
       preValidation: async (request) => {
         request.body ??= {};
@@ -131,4 +127,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

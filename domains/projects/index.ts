@@ -33,7 +33,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List projects by name, filtered by space or status',
@@ -66,7 +65,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/projects/:id/research',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Start research on a project (placeholder: marks it queued and stamps the start)',
@@ -90,7 +88,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects/:id/links',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: "A project's tasks and linked refs",
@@ -107,7 +104,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects/:id/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Refs linked to a project, most recently linked first',
@@ -126,7 +122,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/projects/:id/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Link a ref of the same space to a project',
@@ -149,7 +144,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/projects/:id/refs/:refId',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Unlink a ref from a project (the ref stays)',

@@ -16,7 +16,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List refs, newest first, filtered by space or source',
@@ -49,7 +48,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/refs/upsert',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Create or update a ref by its external identity, atomically (201 created, 200 updated)',

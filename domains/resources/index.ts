@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
 import {
@@ -48,7 +48,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/resources',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List resources by name, filtered by space or kind',
@@ -83,7 +82,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/resources/:id/dependencies',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'The resources this one depends on',
@@ -100,45 +98,47 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/resources/:id/dependencies',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Add a dependency (owner only; refuses itself and cycles)',
-        params: IdParams,
-        body: AddDependency,
-        response: { 201: Dependency, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const { id } = request.params;
-      const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
-      if (result === 'missing') throw app.httpErrors.notFound('resource not found');
-      if (result === 'self') throw app.httpErrors.conflict('a resource cannot depend on itself');
-      if (result === 'exists') throw app.httpErrors.conflict('this dependency exists already');
-      if (result === 'cycle') throw app.httpErrors.conflict('this dependency would close a cycle');
-      return reply.status(201).send(result);
-    },
-  );
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/resources/:id/dependencies',
+        {
+          schema: {
+            tags,
+            summary: 'Add a dependency (owner only; refuses itself and cycles)',
+            params: IdParams,
+            body: AddDependency,
+            response: { 201: Dependency, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request, reply) => {
+          const { id } = request.params;
+          const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
+          if (result === 'missing') throw app.httpErrors.notFound('resource not found');
+          if (result === 'self') throw app.httpErrors.conflict('a resource cannot depend on itself');
+          if (result === 'exists') throw app.httpErrors.conflict('this dependency exists already');
+          if (result === 'cycle') throw app.httpErrors.conflict('this dependency would close a cycle');
+          return reply.status(201).send(result);
+        },
+      );
 
-  app.delete(
-    '/resources/:id/dependencies/:dependsOnId',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Remove a dependency (owner only)',
-        params: DependencyParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
-        throw app.httpErrors.notFound('no such dependency');
-      return reply.status(204).send(null);
-    },
+      owner.delete(
+        '/resources/:id/dependencies/:dependsOnId',
+        {
+          schema: {
+            tags,
+            summary: 'Remove a dependency (owner only)',
+            params: DependencyParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
+            throw app.httpErrors.notFound('no such dependency');
+          return reply.status(204).send(null);
+        },
+      );
+    }),
   );
 };
 

@@ -35,7 +35,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
-      onRequest: app.agentOrOwner,
       // `kinds=pages&kinds=refs` arrives as an array: accept it like the comma form.
       preValidation: async (request) => {
         const query = request.query as { kinds?: unknown };

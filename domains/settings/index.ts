@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { definitionOf, writeSetting } from './registry.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
@@ -11,7 +12,6 @@ const Setting = Type.Object({ key: Key, value: Type.Unknown(), updated_at: Times
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Setting);
-  app.addHook('onRequest', app.owner);
 
   app.get(
     '/settings',
@@ -78,4 +78,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

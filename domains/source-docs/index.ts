@@ -15,7 +15,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/source-docs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List source documents (without content), most recently captured first',

@@ -15,7 +15,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List tasks (due first), filtered by space, project or status',
