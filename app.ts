@@ -59,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errors);
+  // Only domains/capture still throws app.httpErrors; drop this with its last use.
   await app.register(sensible);
   await app.register(db, { sql: deps.sql });
   await app.register(auth, {

@@ -2,6 +2,8 @@
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 
 export const Uuid = Type.String({ format: 'uuid' });
+/** The same check outside a schema (ids inside stored payloads, multipart fields). */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Rows carry Date objects; the serializer writes them as ISO 8601 strings.
 export const Timestamp = Type.Unsafe<Date | string>(Type.String({ format: 'date-time' }));
 export const NoContent = Type.Null({ description: 'No content' });

@@ -215,6 +215,11 @@ export default fp<AuthOptions>(
   { name: 'auth', dependencies: ['errors'] },
 );
 
+/** An agent held to one space (it learns nothing of the others). */
+export function isScopedAgent(principal: Principal | null): boolean {
+  return principal?.kind === 'agent' && principal.spaceId !== null;
+}
+
 /** Whether an agent may see or act in a space: unscoped agents reach every space. */
 export function agentCanReachSpace(principal: Principal | null, spaceId: string | null | undefined): boolean {
   if (principal?.kind !== 'agent') return principal?.kind === 'owner';

@@ -1,6 +1,7 @@
 // Agents and their tokens. The owner manages both; an agent may read its own profile.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
 import { agentTokenPrefix, ownerOnly } from '../../plugins/auth.ts';
@@ -45,10 +46,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const principal = request.principal;
       if (principal?.kind === 'agent' && principal.agentId !== request.params.id) {
-        throw app.httpErrors.forbidden('an agent may read only its own profile');
+        throw hubError('NOT_OWN_PROFILE');
       }
       const agent = await findAgent(app.sql, request.params.id);
-      if (!agent) throw app.httpErrors.notFound('agent not found');
+      if (!agent) throw hubError('AGENT_NOT_FOUND');
       return agent;
     },
   );
@@ -96,7 +97,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const agent = await findAgent(app.sql, request.params.id);
-          if (!agent) throw app.httpErrors.notFound('agent not found');
+          if (!agent) throw hubError('AGENT_NOT_FOUND');
           return agent;
         },
       );
@@ -114,7 +115,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const agent = await updateAgent(app.sql, request.params.id, request.body);
-          if (!agent) throw app.httpErrors.notFound('agent not found');
+          if (!agent) throw hubError('AGENT_NOT_FOUND');
           return agent;
         },
       );
@@ -130,8 +131,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request, reply) => {
-          if (!(await deleteAgent(app.sql, request.params.id)))
-            throw app.httpErrors.notFound('agent not found');
+          if (!(await deleteAgent(app.sql, request.params.id))) throw hubError('AGENT_NOT_FOUND');
           return reply.status(204).send(null);
         },
       );
@@ -164,10 +164,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const { agent_id, label, expires_at } = request.body;
-          if (!(await findAgent(app.sql, agent_id))) throw app.httpErrors.notFound('agent not found');
+          if (!(await findAgent(app.sql, agent_id))) throw hubError('AGENT_NOT_FOUND');
           const expires = expires_at ? new Date(expires_at) : null;
           if (expires && expires.getTime() <= Date.now())
-            throw app.httpErrors.badRequest('expires_at must be in the future');
+            throw hubError('VALIDATION_FAILED', 'expires_at must be in the future');
           const token = newToken(agentTokenPrefix);
           const row = await insertToken(app.sql, {
             agent_id,
@@ -191,8 +191,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request, reply) => {
-          if (!(await revokeToken(app.sql, request.params.id)))
-            throw app.httpErrors.notFound('token not found');
+          if (!(await revokeToken(app.sql, request.params.id))) throw hubError('AGENT_TOKEN_NOT_FOUND');
           return reply.status(204).send(null);
         },
       );

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { JobList, JobListQuery, JobParams, Job as JobSchema } from './schema.ts';
@@ -53,7 +54,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const job = await findJobRecord(app.sql, request.params.id, retention);
-      if (!job) throw app.httpErrors.notFound('job not found');
+      if (!job) throw hubError('JOB_NOT_FOUND');
       return job;
     },
   );
@@ -73,8 +74,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await settled(() => retryJob(app.sql, request.params.id, retention));
-      if (!result) throw app.httpErrors.notFound('job not found');
-      if (!result.ok) throw app.httpErrors.conflict(result.reason);
+      if (!result) throw hubError('JOB_NOT_FOUND');
+      if (!result.ok) throw hubError(result.code, result.reason);
       return reply.status(202).send(result.job);
     },
   );
@@ -92,8 +93,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await settled(() => deleteJob(app.sql, request.params.id, retention));
-      if (!result) throw app.httpErrors.notFound('job not found');
-      if (!result.ok) throw app.httpErrors.conflict(result.reason);
+      if (!result) throw hubError('JOB_NOT_FOUND');
+      if (!result.ok) throw hubError(result.code, result.reason);
       return reply.status(204).send(null);
     },
   );

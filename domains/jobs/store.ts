@@ -62,9 +62,14 @@ export async function findJobRecord(
  */
 export type JobChange =
   | { ok: true; job: JobRecordRow | null }
-  | { ok: false; reason: string; settling?: boolean };
+  | { ok: false; code: 'JOB_RUNNING' | 'JOB_NOT_RETRYABLE'; reason: string; settling?: boolean };
 
-const settling = { ok: false, reason: 'the job is finishing; try again', settling: true } as const;
+const settling = {
+  ok: false,
+  code: 'JOB_RUNNING',
+  reason: 'the job is finishing; try again',
+  settling: true,
+} as const;
 
 /** Whether graphile-worker still holds the job, and whether a worker has it locked right now. */
 async function queueState(sql: Db, id: string): Promise<'absent' | 'locked' | 'idle'> {
@@ -81,13 +86,23 @@ export async function retryJob(sql: Sql, id: string, retentionHours: number): Pr
       select ${columns(tx)} from job_records where id = ${id} and ${visible(tx, retentionHours)} for update`;
     if (!record) return undefined;
     if (record.state === 'completed' || record.state === 'running') {
-      return { ok: false, reason: `the job is ${record.state}; only failed or queued jobs can be retried` };
+      return {
+        ok: false,
+        code: record.state === 'running' ? 'JOB_RUNNING' : 'JOB_NOT_RETRYABLE',
+        reason: `the job is ${record.state}; only failed or queued jobs can be retried`,
+      };
     }
     const state = await queueState(tx, id);
     if (state === 'locked')
-      return record.state === 'failed' ? settling : { ok: false, reason: 'the job is running' };
+      return record.state === 'failed'
+        ? settling
+        : { ok: false, code: 'JOB_RUNNING', reason: 'the job is running' };
     if (state === 'absent') {
-      return { ok: false, reason: 'the job is no longer in the queue; capture or trigger it again' };
+      return {
+        ok: false,
+        code: 'JOB_NOT_RETRYABLE',
+        reason: 'the job is no longer in the queue; capture or trigger it again',
+      };
     }
     // The SQL function, not the JS rescheduleJobs helper: that one drops attempts: 0 as if it were unset.
     await tx`
@@ -110,7 +125,11 @@ export async function deleteJob(
     const [record] = await tx<JobRecordRow[]>`
       select ${columns(tx)} from job_records where id = ${id} and ${visible(tx, retentionHours)} for update`;
     if (!record) return undefined;
-    const running = { ok: false, reason: 'the job is running; delete it once it has finished' } as const;
+    const running = {
+      ok: false,
+      code: 'JOB_RUNNING',
+      reason: 'the job is running; delete it once it has finished',
+    } as const;
     if (record.state === 'running') return running;
     // A completed job's row is graphile-worker's to delete (it does so right after the executor returns).
     if (record.state !== 'completed') {

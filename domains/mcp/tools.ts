@@ -1,13 +1,13 @@
 // The tools of the tool protocol. Each reads through the domains' own functions with the caller's scope, or
 // writes through writeAs, the one gate REST writes pass too (suggest tier: a pending change).
-import { httpErrors } from '@fastify/sensible';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { hubError } from '../../lib/errors.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
-import { validator } from '../entities/handler.ts';
+import { type EntityName, inReach, validator } from '../entities/handler.ts';
 import type { EntityWrite } from '../entities/registry.ts';
-import { assertPrincipalCanRead, readScopeOf, writeAs } from '../entities/write.ts';
+import { readScopeOf, writeAs } from '../entities/write.ts';
 import { listNetworkHosts } from '../network-hosts/store.ts';
 import { CreatePage, PageList, PageListQuery } from '../pages/schema.ts';
 import { findPage, listPages } from '../pages/store.ts';
@@ -111,11 +111,9 @@ function resourceFor(principal: Principal) {
   return (entity: object) => (principal.kind === 'owner' ? entity : toContext(entity as ContextResource));
 }
 
-/** An entity the caller may read: 404 when missing, 403 outside an agent's scope. */
-function readable<T extends { space_id: string }>(ctx: ToolContext, row: T | undefined, what: string): T {
-  if (row === undefined) throw httpErrors.notFound(`${what} not found`);
-  assertPrincipalCanRead(ctx.principal, row.space_id);
-  return row;
+/** An entity the caller may read: 404 when missing or outside an agent's scope. */
+function readable<T extends { space_id: string }>(ctx: ToolContext, row: T | undefined, what: EntityName): T {
+  return inReach(ctx.principal, row, what);
 }
 
 /** A list page in the REST shape `{ items, total, limit, offset }`. */
@@ -227,8 +225,7 @@ export const tools: Tool[] = [
     readOnly: true,
     async run(args, ctx) {
       const spaceId = readScopeOf(ctx.principal, args.space_id) ?? null;
-      if (spaceId !== null && !(await spaceExists(ctx.sql, spaceId)))
-        throw httpErrors.notFound('space not found');
+      if (spaceId !== null && !(await spaceExists(ctx.sql, spaceId))) throw hubError('SPACE_NOT_FOUND');
       return { space_id: spaceId, resources: await listResourcesForContext(ctx.sql, spaceId) };
     },
   }),
@@ -343,7 +340,8 @@ export const tools: Tool[] = [
     readOnly: true,
     async run(args, ctx) {
       if (ctx.principal.kind !== 'agent') {
-        throw httpErrors.badRequest(
+        throw hubError(
+          'BAD_REQUEST',
           'only agents propose changes; the owner reviews them at /api/pending-changes',
         );
       }

@@ -1,6 +1,7 @@
 // The network host inventory: the owner keeps it, agents may read it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import {
@@ -51,7 +52,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const host = await findNetworkHost(app.sql, request.params.id);
-      if (!host) throw app.httpErrors.notFound('network host not found');
+      if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
       return host;
     },
   );
@@ -84,7 +85,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const host = await updateNetworkHost(app.sql, request.params.id, request.body);
-          if (!host) throw app.httpErrors.notFound('network host not found');
+          if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
           return host;
         },
       );
@@ -101,7 +102,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           if (!(await deleteNetworkHost(app.sql, request.params.id)))
-            throw app.httpErrors.notFound('network host not found');
+            throw hubError('NETWORK_HOST_NOT_FOUND');
           return reply.status(204).send(null);
         },
       );

@@ -1,8 +1,8 @@
 // The owner's review of agents' proposed changes: list, read, approve (applies it) and reject.
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { HubError, hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
@@ -27,7 +27,7 @@ function isFailureCode(code: number): code is FailureCode {
 
 /** The principal the owner hook let through. */
 function approver(request: FastifyRequest): Principal {
-  if (!request.principal) throw httpErrors.unauthorized('authentication required');
+  if (!request.principal) throw hubError('UNAUTHORIZED');
   return request.principal;
 }
 
@@ -71,7 +71,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const change = await findPendingChange(app.sql, request.params.id);
-      if (!change) throw app.httpErrors.notFound('pending change not found');
+      if (!change) throw hubError('PENDING_CHANGE_NOT_FOUND');
       return change;
     },
   );
@@ -100,7 +100,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       const approval = await approveChange(app.sql, request.params.id, approver(request), request.log);
       if (approval.ok) return approval.change;
       const { statusCode, code, message, change } = approval;
-      if (!change || !isFailureCode(statusCode)) throw httpErrors.createError(statusCode, message);
+      if (!change || !isFailureCode(statusCode)) throw new HubError(code, message);
       return reply
         .status(statusCode)
         .send({ ...errorBody(statusCode, code, message), pending_change: change });

@@ -1,7 +1,9 @@
 // Projects: their tasks and linked refs, and the placeholder research trigger.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import { isScopedAgent } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
@@ -134,9 +136,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       const project = await readable(request, request.params.id);
       assertDirectWriter(request, project.space_id);
       const link = await linkRef(app.sql, project.id, request.body.ref_id);
-      if (link === 'missing') throw app.httpErrors.notFound('ref not found');
+      if (link === 'missing') throw hubError('REF_NOT_FOUND');
+      // A scoped agent sees one space: a ref elsewhere is, for it, no ref at all.
       if (link === 'other-space')
-        throw app.httpErrors.conflict('the ref is in another space than the project');
+        throw isScopedAgent(request.principal)
+          ? hubError('REF_NOT_FOUND')
+          : hubError('SPACE_MISMATCH', 'the ref is in another space than the project');
       return reply.status(201).send(link);
     },
   );
@@ -154,8 +159,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const project = await readable(request, request.params.id);
       assertDirectWriter(request, project.space_id);
-      if (!(await unlinkRef(app.sql, project.id, request.params.refId)))
-        throw app.httpErrors.notFound('the ref is not linked to this project');
+      if (!(await unlinkRef(app.sql, project.id, request.params.refId))) throw hubError('REF_NOT_LINKED');
       return reply.status(204).send(null);
     },
   );

@@ -2,6 +2,7 @@
 // only (never monitoring or metadata); dependency wiring is the owner's alone.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
@@ -114,10 +115,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request, reply) => {
           const { id } = request.params;
           const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
-          if (result === 'missing') throw app.httpErrors.notFound('resource not found');
-          if (result === 'self') throw app.httpErrors.conflict('a resource cannot depend on itself');
-          if (result === 'exists') throw app.httpErrors.conflict('this dependency exists already');
-          if (result === 'cycle') throw app.httpErrors.conflict('this dependency would close a cycle');
+          if (result === 'missing') throw hubError('RESOURCE_NOT_FOUND');
+          if (result === 'self') throw hubError('DEPENDENCY_SELF');
+          if (result === 'exists') throw hubError('DEPENDENCY_EXISTS');
+          if (result === 'cycle') throw hubError('DEPENDENCY_CYCLE');
           return reply.status(201).send(result);
         },
       );
@@ -134,7 +135,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
-            throw app.httpErrors.notFound('no such dependency');
+            throw hubError('DEPENDENCY_NOT_FOUND');
           return reply.status(204).send(null);
         },
       );

@@ -1,6 +1,7 @@
 // Owner-only access to the generic settings store.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { definitionOf, writeSetting } from './registry.ts';
@@ -37,7 +38,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const value = await getSetting(app.sql, request.params.key);
-      if (value === undefined) throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+      if (value === undefined) throw hubError('SETTING_NOT_FOUND', request.params.key);
       return { key: request.params.key, value };
     },
   );
@@ -72,7 +73,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       if (!(await deleteSetting(app.sql, request.params.key)))
-        throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+        throw hubError('SETTING_NOT_FOUND', request.params.key);
       return reply.status(204).send(null);
     },
   );

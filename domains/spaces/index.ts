@@ -1,5 +1,6 @@
 // Spaces own everything in the knowledge store. The owner manages them; agents read the spaces in their scope.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
@@ -39,10 +40,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      if (!agentCanReachSpace(request.principal, request.params.id))
-        throw app.httpErrors.forbidden("space outside this agent's scope");
-      const space = await findSpace(app.sql, request.params.id);
-      if (!space) throw app.httpErrors.notFound('space not found');
+      // A space outside an agent's scope is, for it, no space at all.
+      const space = agentCanReachSpace(request.principal, request.params.id)
+        ? await findSpace(app.sql, request.params.id)
+        : undefined;
+      if (!space) throw hubError('SPACE_NOT_FOUND');
       return space;
     },
   );
@@ -75,7 +77,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const space = await updateSpace(app.sql, request.params.id, request.body);
-          if (!space) throw app.httpErrors.notFound('space not found');
+          if (!space) throw hubError('SPACE_NOT_FOUND');
           return space;
         },
       );
@@ -93,11 +95,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const result = await deleteSpace(app.sql, request.params.id, request.query.cascade);
-          if (result === 'missing') throw app.httpErrors.notFound('space not found');
+          if (result === 'missing') throw hubError('SPACE_NOT_FOUND');
           if (result === 'has-content') {
-            throw app.httpErrors.conflict(
-              'the space has content; delete it with cascade=true to remove it all',
-            );
+            throw hubError('SPACE_NOT_EMPTY');
           }
           return reply.status(204).send(null);
         },
