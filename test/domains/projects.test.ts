@@ -253,7 +253,7 @@ t.test('agents and projects: scope on reads, tier on writes and links', async (t
   t.equal(
     (await ta.asAgent(scopedOwner.token, { method: 'GET', url: `/api/projects/${workProject.id}/links` }))
       .statusCode,
-    403,
+    404,
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: '/api/projects' })).json().total,
@@ -272,7 +272,7 @@ t.test('agents and projects: scope on reads, tier on writes and links', async (t
     url: '/api/tasks',
     payload: { project_id: workProject.id, title: 'x' },
   });
-  t.equal(foreignTask.statusCode, 409, "the injected space is not the project's");
+  t.equal(foreignTask.statusCode, 404, 'a project outside the scope is as missing as none');
 
   const research = await ta.asAgent(suggester.token, {
     method: 'POST',
@@ -283,7 +283,7 @@ t.test('agents and projects: scope on reads, tier on writes and links', async (t
   t.equal(
     (await ta.asAgent(scopedOwner.token, { method: 'POST', url: `/api/projects/${workProject.id}/research` }))
       .statusCode,
-    403,
+    404,
   );
 
   const suggestLink = await ta.asAgent(suggester.token, {

@@ -155,7 +155,7 @@ t.test('agents on refs: suggest tier is diverted, read tier refused, owner tier 
     url: '/api/refs/upsert',
     payload: { space_id: work.id, source: 'web', external_id: 'b' },
   });
-  t.equal(outside.statusCode, 403);
+  t.equal(outside.statusCode, 404);
   const [count] = await ta.sql`select count(*)::int as n from refs`;
   t.equal(count.n, 1);
   t.equal((await ta.asAgent(reader.token, { method: 'GET', url: '/api/refs' })).json().total, 1);
@@ -268,7 +268,7 @@ t.test('source documents: store functions for ingestion, REST read, edit and del
   t.equal((await ta.asAgent(reader.token, { method: 'GET', url: '/api/source-docs' })).json().total, 2);
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: `/api/source-docs/${first.id}` })).statusCode,
-    403,
+    404,
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'DELETE', url: `/api/source-docs/${sameUrlElsewhere.id}` }))

@@ -275,13 +275,13 @@ t.test('suggestions are rehearsed: what could never apply is refused at once', a
     url: '/api/pages',
     payload: { space_id: work.id, title: 'x' },
   });
-  t.equal(outside.statusCode, 403, 'outside the scope');
+  t.equal(outside.statusCode, 404, 'outside the scope');
   const outsideEdit = await ta.asAgent(scoped.token, {
     method: 'PATCH',
     url: `/api/pages/${workPage.id}`,
     payload: { title: 'x' },
   });
-  t.equal(outsideEdit.statusCode, 403);
+  t.equal(outsideEdit.statusCode, 404);
   const missing = await ta.asAgent(scoped.token, {
     method: 'DELETE',
     url: '/api/pages/00000000-0000-4000-8000-000000000000',
