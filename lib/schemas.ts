@@ -1,5 +1,6 @@
 // Schemas shared by every domain: ids, timestamps, pagination and the error body.
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
+import { errorCodes } from './errors.ts';
 
 export const Uuid = Type.String({ format: 'uuid' });
 /** The same check outside a schema (ids inside stored payloads, multipart fields). */
@@ -37,7 +38,10 @@ export function Paginated<T extends TSchema>(item: T) {
 export const ErrorResponse = Type.Object(
   {
     statusCode: Type.Integer(),
-    code: Type.String(),
+    code: Type.Enum(errorCodes, {
+      type: 'string',
+      description: 'a stable code from the error catalogue; the README lists the main ones',
+    }),
     error: Type.String(),
     message: Type.String(),
   },

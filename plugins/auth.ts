@@ -25,12 +25,9 @@ export const publicRoutes: readonly string[] = [
   'GET /api/openapi.json',
   'GET /api/docs',
   'GET /api/docs/',
-  'GET /api/docs/*',
   'GET /api/docs/static/*',
   'GET /api/docs/json',
   'GET /api/docs/yaml',
-  'GET /api/docs/initOAuth',
-  'GET /api/docs/uiConfig',
   'GET /api/docs/static/index.html',
   'GET /api/docs/static/swagger-initializer.js',
   'GET /api/theme',
@@ -52,6 +49,14 @@ export type Principal =
   | { kind: 'owner'; via: 'token' | 'access'; email?: string }
   | { kind: 'agent'; agentId: string; name: string; tier: Tier; spaceId: string | null; tokenId: string };
 
+/** One method and path of the route table, and who may call it. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: AccessLevel;
+  readOnly: boolean;
+}
+
 export type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
 
 export interface AuthOptions {
@@ -70,6 +75,8 @@ declare module 'fastify' {
     badCredentials: boolean;
   }
   interface FastifyInstance {
+    /** Every route registered so far with the access it was given: the table the access tests are derived from. */
+    routeAccess(): RouteAccess[];
     /** Legacy per-route hook still used by domains/capture until it moves into access contexts; do not use. */
     agentOrOwner: Hook;
   }
@@ -184,6 +191,23 @@ export default fp<AuthOptions>(
       }
       request.badCredentials = token !== undefined || hasAssertion;
     }
+
+    // The config is read when asked, not here: the access context sets it after this hook has run. Method and URL
+    // are taken now (a route's options object can be reused for the HEAD route derived from it).
+    const routes: { methods: string[]; url: string; route: RouteOptions }[] = [];
+    app.addHook('onRoute', (route: RouteOptions) => {
+      routes.push({ methods: [route.method].flat(), url: route.url, route });
+    });
+    app.decorate('routeAccess', () =>
+      routes.flatMap(({ methods, url, route }) =>
+        methods.map((method) => ({
+          method,
+          url,
+          access: route.config?.access ?? 'agentOrOwner',
+          readOnly: route.config?.readOnly === true,
+        })),
+      ),
+    );
 
     app.addHook('onRequest', identify);
     app.addHook('onRequest', enforceAccess);
