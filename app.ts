@@ -28,7 +28,7 @@ import { createAccessVerifier } from './lib/access-jwt.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors from './plugins/errors.ts';
+import errors, { frameworkError } from './plugins/errors.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
 import { buildTaskList } from './worker/tasks.ts';
@@ -55,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

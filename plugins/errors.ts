@@ -167,6 +167,15 @@ export function describeError(error: unknown): MappedError {
   return { statusCode, code, message: err.message };
 }
 
+/**
+ * Errors the router answers before any route or hook runs (a path parameter over the length limit, a malformed
+ * percent-encoding): given to Fastify as `frameworkErrors`, so they get a catalogued code too.
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const { statusCode, code, message } = describeError(error);
+  return reply.status(statusCode).send(errorBody(statusCode, code, message));
+}
+
 function handle(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const { statusCode, code, message } = describeError(error);
   if (statusCode >= 500 && !(error instanceof HubError) && code !== 'DATABASE_UNAVAILABLE') {
