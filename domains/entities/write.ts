@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
-import type { Sql } from '../../plugins/db.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import { applyDirect, proposeChange } from '../pending-changes/governance.ts';
 import { spaceExists } from '../spaces/store.ts';
 import type { Entity } from './handler.ts';
@@ -102,7 +102,16 @@ export function readScopeOf(principal: Principal | null, requested: string | und
 }
 
 /** A space the caller may read and that exists (404 when missing or outside an agent's scope). */
-export async function assertSpaceReadable(request: FastifyRequest, spaceId: string): Promise<void> {
-  if (!agentCanReachSpace(request.principal, spaceId) || !(await spaceExists(request.server.sql, spaceId)))
+export async function assertSpaceReadableBy(
+  sql: Db,
+  principal: Principal | null,
+  spaceId: string,
+): Promise<void> {
+  if (!agentCanReachSpace(principal, spaceId) || !(await spaceExists(sql, spaceId)))
     throw hubError('SPACE_NOT_FOUND');
+}
+
+/** assertSpaceReadableBy for a request's caller. */
+export function assertSpaceReadable(request: FastifyRequest, spaceId: string): Promise<void> {
+  return assertSpaceReadableBy(request.server.sql, request.principal, spaceId);
 }
