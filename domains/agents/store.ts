@@ -1,3 +1,4 @@
+import { listPage } from '../../lib/list-page.ts';
 import type { Tier, TokenOwner } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { AgentInput, AgentPatch } from './schema.ts';
@@ -52,10 +53,11 @@ const tokenColumns = [
 ];
 
 export async function listAgents(sql: Db, limit: number, offset: number) {
-  const items = await sql<AgentRow[]>`
-    select ${sql(agentColumns)} from agents order by name limit ${limit} offset ${offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from agents`;
-  return { items, total };
+  return listPage<AgentRow>(
+    sql,
+    { select: sql`${sql(agentColumns)}`, from: sql`from agents`, orderBy: sql`name, id` },
+    { limit, offset },
+  );
 }
 
 export async function findAgent(sql: Db, id: string): Promise<AgentRow | undefined> {
@@ -87,12 +89,15 @@ export async function deleteAgent(sql: Db, id: string): Promise<boolean> {
 
 export async function listTokens(sql: Db, agentId: string | undefined, limit: number, offset: number) {
   const where = agentId ? sql`where agent_id = ${agentId}` : sql``;
-  const items = await sql<TokenRow[]>`
-    select ${sql(tokenColumns)} from agent_tokens ${where} order by created_at desc limit ${limit} offset ${offset}`;
-  const [{ total }] = await sql<
-    { total: number }[]
-  >`select count(*)::int as total from agent_tokens ${where}`;
-  return { items, total };
+  return listPage<TokenRow>(
+    sql,
+    {
+      select: sql`${sql(tokenColumns)}`,
+      from: sql`from agent_tokens ${where}`,
+      orderBy: sql`created_at desc, id`,
+    },
+    { limit, offset },
+  );
 }
 
 export async function insertToken(

@@ -1,6 +1,7 @@
 // The owner's view of job_records (kept by the worker, worker/records.ts): graphile-worker deletes completed jobs and
 // its `jobs` view has no payload, so the jobs API reads job_records; retry and delete act on graphile-worker's rows
 // through its SQL functions.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 
 import type { JobState } from '../../worker/records.ts';
@@ -39,11 +40,15 @@ export async function listJobRecords(
     where ${visible(sql, retentionHours)}
     ${filter.task ? sql`and task = ${filter.task}` : sql``}
     ${filter.state ? sql`and state = ${filter.state}` : sql``}`;
-  const items = await sql<JobRecordRow[]>`
-    select ${columns(sql)} from job_records ${where}
-    order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from job_records ${where}`;
-  return { items, total };
+  return listPage<JobRecordRow>(
+    sql,
+    {
+      select: sql`${columns(sql)}`,
+      from: sql`from job_records ${where}`,
+      orderBy: sql`created_at desc, id desc`,
+    },
+    filter,
+  );
 }
 
 export async function findJobRecord(

@@ -1,4 +1,5 @@
 // The infrastructure host inventory, read by the audit tool and the cluster card.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { CreateNetworkHost, UpdateNetworkHost } from './schema.ts';
 
@@ -25,13 +26,15 @@ export async function listNetworkHosts(sql: Db): Promise<NetworkHostRow[]> {
 
 export async function pageNetworkHosts(sql: Db, filter: { role?: string; limit: number; offset: number }) {
   const where = filter.role ? sql`where role = ${filter.role}` : sql``;
-  const items = await sql<NetworkHostRow[]>`
-    select ${select(sql)} from network_hosts ${where} order by lower(hostname), id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<
-    { total: number }[]
-  >`select count(*)::int as total from network_hosts ${where}`;
-  return { items, total };
+  return listPage<NetworkHostRow>(
+    sql,
+    {
+      select: sql`${select(sql)}`,
+      from: sql`from network_hosts ${where}`,
+      orderBy: sql`lower(hostname), id`,
+    },
+    filter,
+  );
 }
 
 export async function findNetworkHost(sql: Db, id: string): Promise<NetworkHostRow | undefined> {

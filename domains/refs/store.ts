@@ -1,3 +1,4 @@
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
 export interface RefRow {
@@ -50,11 +51,11 @@ export async function listRefs(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.source ? sql`and source = ${filter.source}` : sql``}`;
-  const items = await sql<RefRow[]>`
-    select ${sql(columns)} from refs ${where} order by created_at desc, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from refs ${where}`;
-  return { items, total };
+  return listPage<RefRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from refs ${where}`, orderBy: sql`created_at desc, id` },
+    filter,
+  );
 }
 
 export async function insertRef(sql: Db, ref: NewRef): Promise<RefRow> {

@@ -1,5 +1,6 @@
 // Source documents: what ingestion captured (URL fetches, uploads, webhooks, video transcripts). Ingestion writes
 // through upsertSourceDocByUrl / insertSourceDoc; the REST routes read, edit and delete.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
 export type SourceDocOrigin = 'url' | 'upload' | 'webhook' | 'video';
@@ -102,11 +103,15 @@ export async function listSourceDocs(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}`;
-  const items = await sql<SourceDocSummary[]>`
-    select ${sql(summaryColumns)}, length(content)::int as content_length
-    from source_docs ${where} order by captured_at desc, id limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from source_docs ${where}`;
-  return { items, total };
+  return listPage<SourceDocSummary>(
+    sql,
+    {
+      select: sql`${sql(summaryColumns)}, length(content)::int as content_length`,
+      from: sql`from source_docs ${where}`,
+      orderBy: sql`captured_at desc, id`,
+    },
+    filter,
+  );
 }
 
 export async function updateSourceDoc(

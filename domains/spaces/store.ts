@@ -1,3 +1,4 @@
+import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import type { CreateSpace, UpdateSpace } from './schema.ts';
 
@@ -18,10 +19,11 @@ export async function listSpaces(
   onlyId: string | null = null,
 ) {
   const where = onlyId ? sql`where id = ${onlyId}` : sql``;
-  const items = await sql<SpaceRow[]>`
-    select ${sql(columns)} from spaces ${where} order by lower(name) limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from spaces ${where}`;
-  return { items, total };
+  return listPage<SpaceRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from spaces ${where}`, orderBy: sql`lower(name), id` },
+    page,
+  );
 }
 
 export async function findSpace(sql: Db, id: string): Promise<SpaceRow | undefined> {

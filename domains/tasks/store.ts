@@ -1,3 +1,4 @@
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
 export interface TaskRow {
@@ -49,11 +50,15 @@ export async function listTasks(
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.projectId ? sql`and project_id = ${filter.projectId}` : sql``}
     ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
-  const items = await sql<TaskRow[]>`
-    select ${sql(columns)} from tasks ${where} order by due_at nulls last, created_at, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from tasks ${where}`;
-  return { items, total };
+  return listPage<TaskRow>(
+    sql,
+    {
+      select: sql`${sql(columns)}`,
+      from: sql`from tasks ${where}`,
+      orderBy: sql`due_at nulls last, created_at, id`,
+    },
+    filter,
+  );
 }
 
 export async function insertTask(
