@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Tier, TokenOwner } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
@@ -75,7 +76,7 @@ export async function insertAgent(sql: Db, input: AgentInput): Promise<AgentRow>
 }
 
 export async function updateAgent(sql: Db, id: string, patch: AgentPatch): Promise<AgentRow | undefined> {
-  const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  const fields = defined(patch);
   if (Object.keys(fields).length === 0) return findAgent(sql, id);
   const [row] = await sql<AgentRow[]>`
     update agents set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(agentColumns)}`;

@@ -1,8 +1,10 @@
 // What every entity handler of the write registry shares: its shape, the context it runs in, payload validation
 // against the route's own TypeBox schema, and the space-scope check. Kept apart from registry.ts so the domains'
 // handlers can import it without importing each other.
+
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
@@ -73,11 +75,6 @@ export type EntityName = keyof typeof notFoundCodes;
 /** The entity's 404; also what a scoped agent hears of an entity outside its space. */
 export function missing(what: EntityName): HubError {
   return hubError(notFoundCodes[what]);
-}
-
-/** Drops keys whose value is undefined, so a patch only names what it changes. */
-export function defined<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /**

@@ -1,4 +1,5 @@
 // The infrastructure host inventory, read by the audit tool and the cluster card.
+import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { CreateNetworkHost, UpdateNetworkHost } from './schema.ts';
@@ -56,7 +57,7 @@ export async function updateNetworkHost(
   id: string,
   patch: UpdateNetworkHost,
 ): Promise<NetworkHostRow | undefined> {
-  const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  const fields = defined(patch);
   if (Object.keys(fields).length === 0) return findNetworkHost(sql, id);
   const [row] = await sql<NetworkHostRow[]>`
     update network_hosts set ${sql(fields)}, updated_at = now() where id = ${id} returning ${select(sql)}`;

@@ -1,5 +1,6 @@
 // Source documents: what ingestion captured (URL fetches, uploads, webhooks, video transcripts). Ingestion writes
 // through upsertSourceDocByUrl / insertSourceDoc; the REST routes read, edit and delete.
+import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
@@ -119,9 +120,7 @@ export async function updateSourceDoc(
   id: string,
   patch: SourceDocPatch,
 ): Promise<SourceDocRow | undefined> {
-  const fields: Record<string, unknown> = Object.fromEntries(
-    Object.entries(patch).filter(([, value]) => value !== undefined),
-  );
+  const fields: Record<string, unknown> = defined(patch);
   if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
   if (Object.keys(fields).length === 0) return findSourceDoc(sql, id);
   const [row] = await sql<SourceDocRow[]>`

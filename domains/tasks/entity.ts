@@ -1,10 +1,10 @@
 // Task writes for the entity registry. A task lives in its project's space: a given space_id must agree, and a
 // task moves only between projects of one space.
+import { defined } from '../../lib/defined.ts';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import {
-  defined,
   deleteInReach,
   type EntityHandler,
   lockInReach,
