@@ -1,23 +1,14 @@
+import type { Static } from 'typebox';
 import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Tier, TokenOwner } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { AgentInput, AgentPatch } from './schema.ts';
+import type { Agent, AgentInput, AgentPatch } from './schema.ts';
 
 export type { Tier };
 
-export interface AgentRow {
-  id: string;
-  name: string;
-  display_name: string;
-  persona: string;
-  capabilities: string[];
-  tier: Tier;
-  space_id: string | null;
-  status: 'active' | 'disabled';
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Agent schema's type. */
+export type AgentRow = Static<typeof Agent>;
 
 export interface TokenRow {
   id: string;

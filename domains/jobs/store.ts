@@ -1,27 +1,16 @@
 // The owner's view of job_records (kept by the worker, worker/records.ts): graphile-worker deletes completed jobs and
 // its `jobs` view has no payload, so the jobs API reads job_records; retry and delete act on graphile-worker's rows
 // through its SQL functions.
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-
 import type { JobState } from '../../worker/records.ts';
+import type { Job } from './schema.ts';
 
 export type { JobState };
 
-export interface JobRecordRow {
-  id: string;
-  task: string;
-  payload: unknown;
-  job_key: string | null;
-  state: JobState;
-  attempts: number;
-  max_attempts: number;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+/** A row as the API shows it: the Job schema's type. */
+export type JobRecordRow = Static<typeof Job>;
 
 const columns = (sql: Db) => sql`
   id::text, task, payload, job_key, state, attempts, max_attempts, last_error, created_at, updated_at,

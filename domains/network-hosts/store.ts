@@ -1,20 +1,12 @@
 // The infrastructure host inventory, read by the audit tool and the cluster card.
+import type { Static } from 'typebox';
 import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { CreateNetworkHost, UpdateNetworkHost } from './schema.ts';
+import type { CreateNetworkHost, NetworkHost, UpdateNetworkHost } from './schema.ts';
 
-export interface NetworkHostRow {
-  id: string;
-  hostname: string;
-  ip: string | null;
-  role: string;
-  os: string;
-  notes: string;
-  last_seen_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the NetworkHost schema's type. */
+export type NetworkHostRow = Static<typeof NetworkHost>;
 
 // host(ip): the address without a /32 or /128 suffix.
 const select = (sql: Db) =>

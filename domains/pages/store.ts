@@ -1,16 +1,10 @@
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Page } from './schema.ts';
 
-export interface PageRow {
-  id: string;
-  space_id: string;
-  parent_id: string | null;
-  position: number;
-  title: string;
-  body: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Page schema's type. */
+export type PageRow = Static<typeof Page>;
 
 export type PageSummary = Omit<PageRow, 'body'>;
 

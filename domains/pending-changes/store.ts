@@ -1,28 +1,14 @@
 // Pending changes: suggest-tier agents' writes waiting for the owner. Status moves pending -> applying (claimed by
 // one approval) -> applied, back to pending when applying fails, or pending -> rejected.
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { EntityType, WriteAction } from '../entities/registry.ts';
+import type { PendingChange } from './schema.ts';
 
 export type PendingStatus = 'pending' | 'applying' | 'applied' | 'rejected';
 
-export interface PendingChangeRow {
-  id: string;
-  agent_id: string | null;
-  entity_type: EntityType;
-  action: WriteAction;
-  entity_id: string | null;
-  space_id: string | null;
-  payload: Record<string, unknown> | null;
-  status: PendingStatus;
-  error: string | null;
-  result_entity_id: string | null;
-  reason: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the PendingChange schema's type. */
+export type PendingChangeRow = Static<typeof PendingChange>;
 
 export interface NewPendingChange {
   agent_id: string | null;

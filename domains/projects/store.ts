@@ -1,20 +1,12 @@
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { RefRow } from '../refs/store.ts';
 import type { TaskRow } from '../tasks/store.ts';
+import type { Project } from './schema.ts';
 
-export interface ProjectRow {
-  id: string;
-  space_id: string;
-  name: string;
-  status: string;
-  research_status: string;
-  research_notes: string;
-  research_started_at: Date | null;
-  research_finished_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Project schema's type. */
+export type ProjectRow = Static<typeof Project>;
 
 const columns = [
   'id',

@@ -1,17 +1,10 @@
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Ref } from './schema.ts';
 
-export interface RefRow {
-  id: string;
-  space_id: string;
-  source: string;
-  external_id: string;
-  url: string | null;
-  title: string;
-  notes: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Ref schema's type. */
+export type RefRow = Static<typeof Ref>;
 
 const columns = [
   'id',

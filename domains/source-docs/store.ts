@@ -1,24 +1,15 @@
 // Source documents: what ingestion captured (URL fetches, uploads, webhooks, video transcripts). Ingestion writes
 // through upsertSourceDocByUrl / insertSourceDoc; the REST routes read, edit and delete.
+import type { Static } from 'typebox';
 import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { SourceDoc } from './schema.ts';
 
 export type SourceDocOrigin = 'url' | 'upload' | 'webhook' | 'video';
 
-export interface SourceDocRow {
-  id: string;
-  space_id: string;
-  url: string | null;
-  title: string;
-  content: string;
-  content_type: string;
-  origin: SourceDocOrigin;
-  captured_at: Date;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the SourceDoc schema's type. */
+export type SourceDocRow = Static<typeof SourceDoc>;
 
 /** A list entry: everything but the content, which can be large. */
 export type SourceDocSummary = Omit<SourceDocRow, 'content'> & { content_length: number };
@@ -31,7 +22,7 @@ export interface NewSourceDoc {
   content_type: string;
   origin: SourceDocOrigin;
   metadata?: Record<string, unknown>;
-  captured_at?: Date;
+  captured_at?: Date | string;
 }
 
 export interface SourceDocPatch {

@@ -1,14 +1,10 @@
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import type { CreateSpace, UpdateSpace } from './schema.ts';
+import type { CreateSpace, Space, UpdateSpace } from './schema.ts';
 
-export interface SpaceRow {
-  id: string;
-  name: string;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Space schema's type. */
+export type SpaceRow = Static<typeof Space>;
 
 const columns = ['id', 'name', 'description', 'created_at', 'updated_at'];
 

@@ -1,17 +1,10 @@
+import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Task } from './schema.ts';
 
-export interface TaskRow {
-  id: string;
-  project_id: string;
-  space_id: string;
-  title: string;
-  status: string;
-  due_at: Date | null;
-  notes: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Task schema's type. */
+export type TaskRow = Static<typeof Task>;
 
 const columns = [
   'id',
