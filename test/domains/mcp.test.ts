@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
 import { createAgent, createSpace, ownerToken, type TestApp, testApp } from '../helpers/app.ts';
-import { type Json, owned } from './helpers.ts';
+import { type Json, owned } from '../helpers/entities.ts';
 
 type Asserts = Pick<typeof t, 'same'>;
 

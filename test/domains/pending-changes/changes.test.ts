@@ -1,9 +1,9 @@
 // Pending changes over REST: suggest-tier writes of every entity type and action are diverted, then applied on
 // approval; failures reopen the change, rejection ends it, and what could never apply is refused at once.
 import t from 'tap';
-import { insertPendingChange } from '../../domains/pending-changes/store.ts';
-import { createAgent, createSpace, testApp } from '../helpers/app.ts';
-import { approve, count, owned } from './helpers.ts';
+import { insertPendingChange } from '../../../domains/pending-changes/store.ts';
+import { createAgent, createSpace, testApp } from '../../helpers/app.ts';
+import { approve, count, owned } from '../../helpers/entities.ts';
 
 t.test('every entity type and action: diverted, then applied on approval', async (t) => {
   const ta = await testApp(t);
