@@ -1,4 +1,15 @@
 // Agents and their tokens. The owner manages both; an agent may read its own profile.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/agents/:id/profile  [agent or owner]
+//   GET    /api/agents              [owner only]
+//   POST   /api/agents              [owner only]
+//   GET    /api/agents/:id          [owner only]
+//   PATCH  /api/agents/:id          [owner only]
+//   DELETE /api/agents/:id          [owner only]
+//   GET    /api/agent-tokens        [owner only]
+//   POST   /api/agent-tokens        [owner only]
+//   DELETE /api/agent-tokens/:id    [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';

@@ -1,4 +1,7 @@
 // GET /api/audit: the owner's record of approvals, rejections and owner-tier agents' direct writes.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/audit  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';

@@ -1,5 +1,11 @@
 // The owner's view of background jobs: list, inspect, retry a failed one, delete. Finished jobs stay listed for
 // JOBS_RETENTION_HOURS (graphile-worker forgets completed jobs at once; job_records remembers them).
+//
+// Routes it registers (access in brackets):
+//   GET    /api/jobs            [owner only]
+//   GET    /api/jobs/:id        [owner only]
+//   POST   /api/jobs/:id/retry  [owner only]
+//   DELETE /api/jobs/:id        [owner only]
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

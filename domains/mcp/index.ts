@@ -1,5 +1,10 @@
 // POST /api/mcp: the tool protocol (MCP over Streamable HTTP, stateless: a new server and transport per request).
 // Agents and the owner authenticate with their bearer token; the per-agent rate limit applies like on any route.
+//
+// Routes it registers (access in brackets):
+//   POST   /api/mcp  [agent or owner]
+//   GET    /api/mcp  [agent or owner]
+//   DELETE /api/mcp  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

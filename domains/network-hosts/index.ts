@@ -1,4 +1,11 @@
 // The network host inventory: the owner keeps it, agents may read it.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/network-hosts      [agent or owner]
+//   GET    /api/network-hosts/:id  [agent or owner]
+//   POST   /api/network-hosts      [owner only]
+//   PATCH  /api/network-hosts/:id  [owner only]
+//   DELETE /api/network-hosts/:id  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';

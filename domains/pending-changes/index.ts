@@ -1,4 +1,10 @@
 // The owner's review of agents' proposed changes: list, read, approve (applies it) and reject.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/pending-changes              [owner only]
+//   GET    /api/pending-changes/:id          [owner only]
+//   POST   /api/pending-changes/:id/approve  [owner only]
+//   POST   /api/pending-changes/:id/reject   [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

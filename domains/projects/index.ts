@@ -1,4 +1,17 @@
 // Projects: their tasks and linked refs, and the placeholder research trigger.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/projects                  [agent or owner]
+//   GET    /api/projects/:id              [agent or owner]
+//   POST   /api/projects                  [agent or owner]
+//   PATCH  /api/projects/:id              [agent or owner]
+//   DELETE /api/projects/:id              [agent or owner]
+//   POST   /api/projects/:id/research     [agent or owner]
+//   GET    /api/projects/:id/links        [agent or owner]
+//   GET    /api/projects/:id/refs         [agent or owner]
+//   POST   /api/projects/:id/refs         [agent or owner]
+//   DELETE /api/projects/:id/refs/:refId  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';

@@ -1,4 +1,13 @@
 // Refs: external references, each named by its identity in its source (source + external_id).
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/refs         [agent or owner]
+//   GET    /api/refs/:id     [agent or owner]
+//   POST   /api/refs         [agent or owner]
+//   PATCH  /api/refs/:id     [agent or owner]
+//   DELETE /api/refs/:id     [agent or owner]
+//   POST   /api/refs/upsert  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';

@@ -1,5 +1,16 @@
 // Resources: infrastructure entities of a space and what they depend on. Agents get the allow-listed columns
 // only (never monitoring or metadata); dependency wiring is the owner's alone.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/resources                                [agent or owner]
+//   GET    /api/resources/:id                            [agent or owner]
+//   POST   /api/resources                                [agent or owner]
+//   PATCH  /api/resources/:id                            [agent or owner]
+//   DELETE /api/resources/:id                            [agent or owner]
+//   GET    /api/resources/:id/dependencies               [agent or owner]
+//   POST   /api/resources/:id/dependencies               [owner only]
+//   DELETE /api/resources/:id/dependencies/:dependsOnId  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';

@@ -1,4 +1,10 @@
 // Owner-only access to the generic settings store.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/settings       [owner only]
+//   GET    /api/settings/:key  [owner only]
+//   PUT    /api/settings/:key  [owner only]
+//   DELETE /api/settings/:key  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';

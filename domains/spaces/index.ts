@@ -1,4 +1,11 @@
 // Spaces own everything in the knowledge store. The owner manages them; agents read the spaces in their scope.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/spaces      [agent or owner]
+//   GET    /api/spaces/:id  [agent or owner]
+//   POST   /api/spaces      [owner only]
+//   PATCH  /api/spaces/:id  [owner only]
+//   DELETE /api/spaces/:id  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';

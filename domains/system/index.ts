@@ -1,4 +1,9 @@
 // Liveness, readiness and version.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/healthz  [public]
+//   GET    /api/readyz   [public]
+//   GET    /api/version  [public]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pendingMigrations } from '../../lib/migrate.ts';

@@ -1,5 +1,11 @@
 // The UI palette: twelve named colours, defaults merged with the owner's overrides (the `theme` setting).
 // Reading is open, since the UI applies the palette at boot before anyone signs in; writes are the owner's.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/theme  [public]
+//   PUT    /api/theme  [owner only]
+//   POST   /api/theme  [owner only]
+//   DELETE /api/theme  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
