@@ -164,11 +164,11 @@ async function countMatches(sql: Db, options: SearchOptions) {
       last_block: number | null;
       blocks: number;
       query: string;
-      any: string;
+      words: string;
     }[]
   >`
     with q as materialized (select ${query} as query)
-    select counted.*, q.query::text as query, coalesce(${anyLexeme(sql, sql`q.query`)}::text, '') as any
+    select counted.*, q.query::text as query, coalesce(${anyLexeme(sql, sql`q.query`)}::text, '') as words
     from (${union(sql, branches)}) counted, q`;
 }
 
@@ -187,7 +187,7 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
     };
   });
   if (capped === 0) return { items: [], counts };
-  const { query, any } = counted[0];
+  const { query, words } = counted[0];
   const candidatesOnly = new Set(
     capped > exactThreshold && !options.exact
       ? counted.filter((row) => row.count > tierAbove).map((row) => row.kind)
@@ -203,9 +203,9 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
       const rank = sql`ts_rank(p.search, (select query from q)) as rank`;
       const matches = of.matches(sql`(select query from q)`);
       if (!candidatesOnly.has(kind)) return sql`(select ${hit}, ${rank} ${matches})`;
-      if (of.heading && any !== '') {
+      if (of.heading && words !== '') {
         return sql`(
-          (select ${hit}, ${rank} ${of.matches(sql`(select query from q) and ${of.heading} @@ (select any from q)`)})
+          (select ${hit}, ${rank} ${of.matches(sql`(select query from q) and ${of.heading} @@ (select words from q)`)})
           union
           (select ${hit}, ${rank} ${matches} limit ${fillCandidates}))`;
       }
@@ -220,7 +220,7 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
     sql`ts_headline('english', replace(replace(replace(left(${sql(column)}, ${snippetSource}),
       '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), q.query, ${headlineOptions})`;
   const items = await sql<SearchHitRow[]>`
-    with q as materialized (select ${query}::tsquery as query, nullif(${any}, '')::tsquery as any),
+    with q as materialized (select ${query}::tsquery as query, nullif(${words}, '')::tsquery as words),
     ranked as (
       select kind, id, space_id, rank from (${union(sql, branches)}) hits
       order by rank desc, kind, id limit ${options.limit} offset ${options.offset}
