@@ -484,7 +484,7 @@ t.test('the last word matches as a prefix; the web-search syntax still holds', a
     'after or, either side',
   );
   t.same(
-    idsOf(await find(ta, `q=${encodeURIComponent('zigbee -pair')}&kinds=pages`)),
+    idsOf(await find(ta, `q=${encodeURIComponent('zigbee -hol')}&kinds=pages`)),
     new Set([ids.page]),
     'an excluded word is no prefix',
   );
