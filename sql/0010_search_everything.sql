@@ -83,6 +83,8 @@ create table search_words (
   word text primary key
 );
 create index search_words_trgm_idx on search_words using gist (word gist_trgm_ops);
+-- Completions of the word being typed (`like 'monitori%'`), whatever the database's collation.
+create index search_words_prefix_idx on search_words (word text_pattern_ops);
 
 -- Adds the words of the written rows. Statement-level on insert (a bulk load tokenises once, as one set), row-level
 -- on update when the text changed. Sorted inserts, so two writers adding the same new words cannot deadlock.

@@ -64,6 +64,12 @@ const snippetSource = 50_000;
 const headlineOptions =
   'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 
+/**
+ * Completions of the last word: the shortest words written that start with it, matched by their stems. A prefix
+ * past a word's stem ("monitori" of "monitoring", stemmed "monitor") matches no stem as a prefix; a completion does.
+ */
+const completions = 8;
+
 /** The tsquery of a query: web-search syntax, its last word also matched as a prefix (stemmed or as written). */
 function tsquery(sql: Db, query: ParsedQuery) {
   if (query.prefix === null || query.withPlaceholder === null) {
@@ -73,7 +79,13 @@ function tsquery(sql: Db, query: ParsedQuery) {
   return sql`(
     select case when strpos(parsed, ${slot}) > 0
       then replace(parsed, ${slot}, '(' || (
-        to_tsquery('english', ${query.prefix} || ':*') || to_tsquery('simple', ${query.prefix} || ':*')
+        to_tsquery('english', ${query.prefix} || ':*') || to_tsquery('simple', ${query.prefix} || ':*') ||
+        coalesce((
+          select string_agg(to_tsquery('english', w.word)::text, ' | ')::tsquery
+          from (select word from search_words where word like ${query.prefix} || '%'
+            order by length(word), word limit ${completions}) w
+          where numnode(to_tsquery('english', w.word)) > 0
+        ), ''::tsquery)
       )::text || ')')::tsquery
       else websearch_to_tsquery('english', ${query.text}) end
     from (select websearch_to_tsquery('english', ${query.withPlaceholder})::text as parsed) parsed)`;

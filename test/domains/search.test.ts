@@ -468,6 +468,21 @@ t.test('the last word matches as a prefix; the web-search syntax still holds', a
   t.same(idsOf(await find(ta, 'q=zig&kinds=pages')), new Set([ids.page]), '"zig" finds Zigbee');
   t.same(idsOf(await find(ta, 'q=kuber')), new Set([kube]), '"kuber" finds Kubernetes');
   t.same(idsOf(await find(ta, 'q=Kubernete')), new Set([kube]), 'a prefix past the stem, as written');
+  const monitoring = await make(ta, '/api/pages', {
+    space_id: space.id,
+    title: 'Monitoring',
+    body: 'happiness',
+  });
+  t.same(
+    idsOf(await find(ta, 'q=monitori')),
+    new Set([monitoring]),
+    '"monitori" finds "monitoring" (stem "monitor")',
+  );
+  t.same(
+    idsOf(await find(ta, 'q=happin')),
+    new Set([monitoring]),
+    '"happin" finds "happiness" (stem "happi")',
+  );
   t.same(
     idsOf(await find(ta, `q=${encodeURIComponent('"hold the butt"')}`)),
     new Set([ids.page]),
