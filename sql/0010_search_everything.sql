@@ -168,3 +168,15 @@ select search_words_add(content) from messages;
 select search_words_add(name || ' ' || research_notes) from projects;
 select search_words_add(title || ' ' || notes) from tasks;
 select search_words_add(name || ' ' || kind || ' ' || notes) from resources;
+
+-- The planner's estimate of a kind's matches, from the column statistics: above 40,000 the search trusts it
+-- instead of counting (see domains/search/store.ts).
+create function search_match_estimate(query tsquery, relation regclass) returns bigint
+language plpgsql volatile as $$
+declare
+  plan json;
+begin
+  execute format('explain (format json) select from %s where search @@ $1', relation) into plan using query;
+  return (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+end;
+$$;

@@ -4,8 +4,9 @@
 //     share of the table read to find them scales the count up.
 //  2. Rank: up to exactThreshold matches in all, every match is ranked (ts_rank over the weighted vector).
 //     Above it, a kind with more than tierAbove matches ranks only its candidates: the matches whose heading
-//     (weight A: titles, names, tags, a ref's identity) holds a query word, through a GIN index on the heading,
-//     plus the first fillCandidates matches; kinds without a heading (messages, projects, tasks, resources) rank
+//     (weight A: titles, names, tags, a ref's identity) holds a query word, through a GIN index on the heading
+//     (at most headingCandidates of them, in physical order),
+//     plus the first matches found, as many as the page needs; kinds without a heading (messages, projects, tasks, resources) rank
 //     their newest newestCandidates matches. Any heading hit outranks any body-only hit of the same word, so the
 //     best results are nearly always among the candidates (the bench measures the overlap).
 //     Snippets are computed for the returned page only, from HTML-escaped text, so the only markup is our <mark>.
@@ -20,8 +21,8 @@ import type { SearchKind } from './schema.ts';
 export const exactThreshold = 10_000;
 /** Above exactThreshold, kinds with more matches than this rank their candidates only. */
 const tierAbove = 1_000;
-const fillCandidates = 500;
 const newestCandidates = 2_000;
+const headingCandidates = 2_500;
 
 export interface SearchOptions {
   query: ParsedQuery;
@@ -100,7 +101,7 @@ function anyLexeme(sql: Db, query: Fragment) {
 }
 
 interface KindSql {
-  /** The matching rows, as `alias.*` in scope: `from ... where ...` with the match condition on `cond`. */
+  /** `from ... where cond`, in the caller's scope; the row is `p`. */
   matches: (cond: Fragment) => Fragment;
   alias: string;
   heading?: Fragment;
@@ -113,39 +114,39 @@ function kindSql(sql: Db, options: SearchOptions): Record<SearchKind, KindSql> {
   return {
     pages: {
       alias: 'p',
-      matches: (cond) => sql`from pages p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from pages p where ${cond} ${inSpace('p.space_id')}`,
       heading: sql`to_tsvector('english', p.title)`,
     },
     projects: {
       alias: 'p',
-      matches: (cond) => sql`from projects p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from projects p where ${cond} ${inSpace('p.space_id')}`,
       newest: 'p.updated_at',
     },
     tasks: {
       alias: 'p',
-      matches: (cond) => sql`from tasks p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from tasks p where ${cond} ${inSpace('p.space_id')}`,
       newest: 'p.updated_at',
     },
     resources: {
       alias: 'p',
-      matches: (cond) => sql`from resources p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from resources p where ${cond} ${inSpace('p.space_id')}`,
       newest: 'p.updated_at',
     },
     refs: {
       alias: 'p',
-      matches: (cond) => sql`from refs p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from refs p where ${cond} ${inSpace('p.space_id')}`,
       heading: sql`to_tsvector('english', p.title || ' ' || p.source || ' ' || p.external_id)`,
     },
     source_docs: {
       alias: 'p',
-      matches: (cond) => sql`from source_docs p where p.search @@ ${cond} ${inSpace('p.space_id')}`,
+      matches: (cond) => sql`from source_docs p where ${cond} ${inSpace('p.space_id')}`,
       heading: sql`(to_tsvector('english', p.title) || to_tsvector('english', coalesce(p.metadata -> 'tags', '[]'::jsonb)))`,
     },
     messages: {
       alias: 'p',
       matches: (cond) => sql`
         from messages p join conversations c on c.id = p.conversation_id
-        where p.search @@ ${cond}
+        where ${cond}
           ${options.messageSpaceId ? sql`and c.space_id = ${options.messageSpaceId}` : sql``}`,
       newest: 'p.created_at',
     },
@@ -158,22 +159,39 @@ function union(sql: Db, parts: Fragment[]) {
   return parts.reduce((all, part) => sql`${all} union all ${part}`);
 }
 
+/** A kind the planner expects to match more than this many rows is not counted: the estimate stands. */
+const plannerTrustedAbove = 4 * exactThreshold;
+
 async function countMatches(sql: Db, options: SearchOptions) {
   const kinds = kindSql(sql, options);
+  // The planner's estimate (from the column statistics) is only used unfiltered: a space filter is left to the
+  // capped count.
+  const scoped = (kind: SearchKind) =>
+    kind === 'messages' ? options.messageSpaceId !== undefined : options.spaceId !== undefined;
   const branches = options.kinds.map(
     (kind) => sql`
-      (select ${kind}::text as kind, count(*)::int as count, max(block)::int as last_block,
-        (pg_relation_size(${kind}::regclass) / current_setting('block_size')::int)::int
-          as blocks
-      from (select (p.ctid::text::point)[0] as block ${kinds[kind].matches(sql`(select query from q)`)}
-        limit ${exactThreshold + 1}) m)`,
+      (select ${kind}::text as kind, planned, m.*,
+        (pg_relation_size(${kind}::regclass) / current_setting('block_size')::int)::int as blocks
+      from (select ${scoped(kind) ? sql`0::bigint` : sql`search_match_estimate((select query from q), ${kind}::regclass)`}
+        as planned) planned
+      cross join lateral (
+        select count(*)::int as count, max(block)::int as last_block,
+          coalesce((array_agg(id))[1:${options.limit + options.offset}], '{}') as first
+        from (select p.id, (p.ctid::text::point)[0] as block
+          ${kinds[kind].matches(sql`p.search @@ (select query from q)`)}
+          limit ${exactThreshold + 1}) capped
+        where planned <= ${plannerTrustedAbove}
+      ) m)`,
   );
   const query = tsquery(sql, options.query);
   return sql<
     {
       kind: SearchKind;
+      planned: number;
       count: number;
       last_block: number | null;
+      /** The first matches found, enough for the page: the fill of a kind ranked by candidates. */
+      first: string[] | null;
       blocks: number;
       query: string;
       words: string;
@@ -186,18 +204,20 @@ async function countMatches(sql: Db, options: SearchOptions) {
 
 export async function searchAll(sql: Db, options: SearchOptions): Promise<SearchPage> {
   if (options.kinds.length === 0) return { items: [], counts: [] };
-  const counted = await countMatches(sql, options);
-  const capped = counted.reduce((sum, row) => sum + row.count, 0);
-  const counts: KindCount[] = counted.map((row) => {
+  const counted = (await countMatches(sql, options)).map((row) => {
+    if (row.planned > plannerTrustedAbove) return { ...row, count: Number(row.planned), estimated: true };
     const estimated = row.count > exactThreshold && row.last_block !== null;
     return {
-      kind: row.kind,
+      ...row,
+      // The capped matches came in physical order: scale by the share of the table they were found in.
       count: estimated
         ? Math.max(row.count, Math.round((row.count * row.blocks) / ((row.last_block ?? 0) + 1)))
         : row.count,
       estimated,
     };
   });
+  const capped = counted.reduce((sum, row) => sum + Math.min(row.count, exactThreshold + 1), 0);
+  const counts: KindCount[] = counted.map(({ kind, count, estimated }) => ({ kind, count, estimated }));
   if (capped === 0) return { items: [], counts };
   const { query, words } = counted[0];
   const candidatesOnly = new Set(
@@ -209,17 +229,22 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
   const kinds = kindSql(sql, options);
   const branches = counted
     .filter((row) => row.count > 0)
-    .map(({ kind }) => {
+    .map(({ kind, first }) => {
       const of = kinds[kind];
       const hit = sql`${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id`;
       const rank = sql`ts_rank(p.search, (select query from q)) as rank`;
-      const matches = of.matches(sql`(select query from q)`);
+      const matches = of.matches(sql`p.search @@ (select query from q)`);
       if (!candidatesOnly.has(kind)) return sql`(select ${hit}, ${rank} ${matches})`;
       if (of.heading && words !== '') {
+        // The heading index finds the candidates (at most headingCandidates); the match itself is checked on
+        // the row, not through a second bitmap over a posting list this long. The fill (the first matches the
+        // count found) guarantees a full page when few headings match.
         return sql`(
-          (select ${hit}, ${rank} ${of.matches(sql`(select query from q) and ${of.heading} @@ (select words from q)`)})
-          union
-          (select ${hit}, ${rank} ${matches} limit ${fillCandidates}))`;
+          (select ${hit}, ${rank} ${of.matches(sql`${of.heading} @@ (select words from q)
+            and coalesce(p.search @@ (select query from q), false)`)} limit ${headingCandidates})
+          union all
+          (select ${hit}, ${rank} ${of.matches(sql`p.id = any(${first ?? []}::uuid[])
+            and not coalesce(${of.heading} @@ (select words from q), false)`)}))`;
       }
       return sql`(
         select kind, id, space_id, ts_rank(search, (select query from q)) as rank
@@ -267,6 +292,11 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
       left join messages m on r.kind = 'messages' and m.id = r.id
       left join conversations c on c.id = m.conversation_id
     order by r.rank desc, r.kind, r.id`;
+  const total = counts.reduce((sum, kind) => sum + kind.count, 0);
+  if (candidatesOnly.size > 0 && items.length < Math.min(options.limit, total - options.offset)) {
+    // Too few candidates for this page (few headings hold the words): rank every match after all.
+    return searchAll(sql, { ...options, exact: true });
+  }
   return { items: [...items], counts };
 }
 
@@ -290,7 +320,7 @@ export async function closeWords(
     options.kinds
       .map(
         (kind) =>
-          sql`exists (select 1 ${kinds[kind].matches(sql`websearch_to_tsquery('english', ${word})`)})`,
+          sql`exists (select 1 ${kinds[kind].matches(sql`p.search @@ websearch_to_tsquery('english', ${word})`)})`,
       )
       .reduce((all, part) => sql`${all} or ${part}`);
   const rows = await sql<{ word: string; close: string[] }[]>`
