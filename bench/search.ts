@@ -485,24 +485,27 @@ async function main() {
     console.log(
       `# hits per query: ${cases.map((item, i) => `[${item.class}] ${JSON.stringify(item.q)}${item.kinds ? ` [${item.kinds}]` : ''}${item.spaceIndex === undefined ? '' : ' [one space]'} ${answers[i].total}${answers[i].total_is_estimate ? ' (estimate)' : ''}${answers[i].suggestions.length ? ` suggests ${JSON.stringify(answers[i].suggestions)}` : ''}`).join(', ')}`,
     );
-    // The candidate ranking against ranking every match, for the queries over the threshold.
-    const overlaps: string[] = [];
-    let kept = 0;
-    let compared = 0;
-    for (const [i, item] of cases.entries()) {
-      if (!answers[i].total_is_estimate) continue;
-      const exact = await searchAll(sql, { ...options[i], exact: true });
-      const fast = await searchAll(sql, options[i]);
-      const top = new Set(exact.items.map((hit) => hit.id));
-      const shared = fast.items.filter((hit) => top.has(hit.id)).length;
-      kept += shared;
-      compared += top.size;
-      overlaps.push(`${JSON.stringify(item.q)} ${shared}/${top.size}`);
+    // The candidate ranking against ranking every match, for the queries over the threshold, per class.
+    for (const name of classes) {
+      const overlaps: string[] = [];
+      let kept = 0;
+      let compared = 0;
+      for (const [i, item] of cases.entries()) {
+        if (item.class !== name || !answers[i].total_is_estimate) continue;
+        const exact = await searchAll(sql, { ...options[i], exact: true });
+        const fast = await searchAll(sql, options[i]);
+        const top = new Set(exact.items.map((hit) => hit.id));
+        const shared = fast.items.filter((hit) => top.has(hit.id)).length;
+        kept += shared;
+        compared += top.size;
+        overlaps.push(`${JSON.stringify(item.q)} ${shared}/${top.size}`);
+      }
+      if (compared === 0) continue;
+      console.log(
+        `top-${sizes.limit} overlap with exact ranking, ${name} queries over the threshold: ` +
+          `${((100 * kept) / compared).toFixed(1)}% (${overlaps.join(', ')})`,
+      );
     }
-    console.log(
-      `top-${sizes.limit} overlap with exact ranking (queries over the threshold): ` +
-        `${compared ? ((100 * kept) / compared).toFixed(1) : '-'}% (${overlaps.join(', ')})`,
-    );
     const warm: Tally = { latencies: [], seconds: 0 };
     await load(warm, sizes.warmup, sizes.concurrency, http);
     await load(warm, sizes.warmup, sizes.concurrency, direct);

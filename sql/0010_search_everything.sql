@@ -169,14 +169,20 @@ select search_words_add(name || ' ' || research_notes) from projects;
 select search_words_add(title || ' ' || notes) from tasks;
 select search_words_add(name || ' ' || kind || ' ' || notes) from resources;
 
--- The planner's estimate of a kind's matches, from the column statistics: above 40,000 the search trusts it
--- instead of counting (see domains/search/store.ts).
-create function search_match_estimate(query tsquery, relation regclass) returns bigint
+-- The planner's estimate of a kind's matches (in a space, when given), from the column statistics: above 40,000
+-- the search trusts it instead of counting, and it is the total of a kind with more than 10,000 matches (see
+-- domains/search/store.ts). EXPLAIN plans with the values given, so the statistics of the query's words apply.
+create function search_match_estimate(query tsquery, relation regclass, space uuid) returns bigint
 language plpgsql volatile as $$
 declare
   plan json;
 begin
-  execute format('explain (format json) select from %s where search @@ $1', relation) into plan using query;
+  if space is null then
+    execute format('explain (format json) select from %s where search @@ $1', relation) into plan using query;
+  else
+    execute format('explain (format json) select from %s where search @@ $1 and space_id = $2', relation)
+      into plan using query, space;
+  end if;
   return (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
 end;
 $$;

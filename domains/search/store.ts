@@ -1,7 +1,7 @@
 // Unified full-text search: every requested kind ranked together, in three statements.
 //  1. Count: the matches of each kind, counted up to exactThreshold + 1 through its GIN index (no ranking, no
-//     vectors read). A kind that reaches the cap gets an estimate: the matches come in physical order, so the
-//     share of the table read to find them scales the count up.
+//     vectors read). A kind that reaches the cap counts as the planner's estimate from the column statistics
+//     (search_match_estimate); a kind the planner expects to pass plannerTrustedAbove is not counted at all.
 //  2. Rank: up to exactThreshold matches in all, every match is ranked (ts_rank over the weighted vector).
 //     Above it, a kind with more than tierAbove matches ranks only its candidates: the matches whose heading
 //     (weight A: titles, names, tags, a ref's identity) holds a query word, through a GIN index on the heading
@@ -164,23 +164,27 @@ const plannerTrustedAbove = 4 * exactThreshold;
 
 async function countMatches(sql: Db, options: SearchOptions) {
   const kinds = kindSql(sql, options);
-  // The planner's estimate (from the column statistics) is only used unfiltered: a space filter is left to the
-  // capped count.
-  const scoped = (kind: SearchKind) =>
-    kind === 'messages' ? options.messageSpaceId !== undefined : options.spaceId !== undefined;
+  // Messages are scoped through their conversation: their estimate is the unscoped one, and they are counted.
+  const scopedMessages = options.messageSpaceId !== undefined;
   const branches = options.kinds.map(
     (kind) => sql`
-      (select ${kind}::text as kind, planned, m.*,
-        (pg_relation_size(${kind}::regclass) / current_setting('block_size')::int)::int as blocks
-      from (select ${scoped(kind) ? sql`0::bigint` : sql`search_match_estimate((select query from q), ${kind}::regclass)`}
-        as planned) planned
+      (select ${kind}::text as kind, planned, ${
+        // A prefix's estimate sums every word it might begin: the whole word's estimate is the better count
+        // when the word itself is common.
+        options.query.prefix === null
+          ? sql`planned`
+          : sql`search_match_estimate(websearch_to_tsquery('english', ${options.query.text}), ${kind}::regclass,
+              ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid)`
+      } as planned_word, m.*,
+        planned <= ${plannerTrustedAbove} or ${kind === 'messages' && scopedMessages} as counted
+      from (select search_match_estimate((select query from q), ${kind}::regclass,
+        ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid) as planned) planned
       cross join lateral (
-        select count(*)::int as count, max(block)::int as last_block,
+        select count(*)::int as count,
           coalesce((array_agg(id))[1:${options.limit + options.offset}], '{}') as first
-        from (select p.id, (p.ctid::text::point)[0] as block
-          ${kinds[kind].matches(sql`p.search @@ (select query from q)`)}
+        from (select p.id ${kinds[kind].matches(sql`p.search @@ (select query from q)`)}
           limit ${exactThreshold + 1}) capped
-        where planned <= ${plannerTrustedAbove}
+        where planned <= ${plannerTrustedAbove} or ${kind === 'messages' && scopedMessages}
       ) m)`,
   );
   const query = tsquery(sql, options.query);
@@ -188,11 +192,11 @@ async function countMatches(sql: Db, options: SearchOptions) {
     {
       kind: SearchKind;
       planned: number;
+      planned_word: number;
+      counted: boolean;
       count: number;
-      last_block: number | null;
       /** The first matches found, enough for the page: the fill of a kind ranked by candidates. */
       first: string[] | null;
-      blocks: number;
       query: string;
       words: string;
     }[]
@@ -205,16 +209,12 @@ async function countMatches(sql: Db, options: SearchOptions) {
 export async function searchAll(sql: Db, options: SearchOptions): Promise<SearchPage> {
   if (options.kinds.length === 0) return { items: [], counts: [] };
   const counted = (await countMatches(sql, options)).map((row) => {
-    if (row.planned > plannerTrustedAbove) return { ...row, count: Number(row.planned), estimated: true };
-    const estimated = row.count > exactThreshold && row.last_block !== null;
-    return {
-      ...row,
-      // The capped matches came in physical order: scale by the share of the table they were found in.
-      count: estimated
-        ? Math.max(row.count, Math.round((row.count * row.blocks) / ((row.last_block ?? 0) + 1)))
-        : row.count,
-      estimated,
-    };
+    const word = Number(row.planned_word);
+    const planned = word > exactThreshold ? word : Number(row.planned);
+    if (!row.counted) return { ...row, count: planned, estimated: true };
+    // Counted up to the cap: past it, the planner's estimate is the count.
+    const estimated = row.count > exactThreshold;
+    return { ...row, count: estimated ? Math.max(row.count, planned) : row.count, estimated };
   });
   const capped = counted.reduce((sum, row) => sum + Math.min(row.count, exactThreshold + 1), 0);
   const counts: KindCount[] = counted.map(({ kind, count, estimated }) => ({ kind, count, estimated }));
