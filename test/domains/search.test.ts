@@ -571,4 +571,14 @@ t.test('above 10,000 matches: estimated total and facets, the best candidates ra
   const prefixed = await find(ta, 'q=comm&limit=3');
   t.equal(prefixed.total_is_estimate, true, 'prefix queries too');
   t.same(new Set(prefixed.items.map((hit) => hit.id)), new Set(titled));
+
+  // Past 40,000 expected matches the planner's estimate stands without counting.
+  await ta.sql`
+    insert into pages (space_id, position, title, body)
+    select ${space.id}, n, 'More ' || n, 'another common line' from generate_series(20001, 51000) n`;
+  await ta.sql`analyze pages`;
+  const many = await find(ta, 'q=common&limit=5');
+  t.equal(many.total_is_estimate, true);
+  t.ok(Math.abs(many.total - 41_103) < 4_000, `the planner's estimate (${many.total}) is near the truth (41,103)`);
+  t.same(new Set(many.items.slice(0, 3).map((hit) => hit.id)), new Set(titled), 'heading hits still rank first');
 });
