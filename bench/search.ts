@@ -534,7 +534,7 @@ async function main() {
       `ratio HTTP / direct: throughput ${(httpFigures.perSecond / sqlFigures.perSecond).toFixed(3)}, ` +
         `p50 ${(httpFigures.p50 / sqlFigures.p50).toFixed(3)}, p95 ${(httpFigures.p95 / sqlFigures.p95).toFixed(3)}`,
     );
-    console.log('per query class (HTTP, concurrency ' + sizes.concurrency + '):');
+    console.log(`per query class (HTTP, concurrency ${sizes.concurrency}):`);
     for (const [name, tally] of byClass) {
       tally.seconds = viaHttp.seconds;
       console.log(row(figures(`  ${name}`, tally)));

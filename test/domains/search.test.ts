@@ -579,6 +579,13 @@ t.test('above 10,000 matches: estimated total and facets, the best candidates ra
   await ta.sql`analyze pages`;
   const many = await find(ta, 'q=common&limit=5');
   t.equal(many.total_is_estimate, true);
-  t.ok(Math.abs(many.total - 41_103) < 4_000, `the planner's estimate (${many.total}) is near the truth (41,103)`);
-  t.same(new Set(many.items.slice(0, 3).map((hit) => hit.id)), new Set(titled), 'heading hits still rank first');
+  t.ok(
+    Math.abs(many.total - 41_103) < 4_000,
+    `the planner's estimate (${many.total}) is near the truth (41,103)`,
+  );
+  t.same(
+    new Set(many.items.slice(0, 3).map((hit) => hit.id)),
+    new Set(titled),
+    'heading hits still rank first',
+  );
 });
