@@ -1,7 +1,8 @@
 // Search benchmark: seeds 100,000 source documents and 50,000 pages of generated text (plus some refs and
 // messages), checks that the searches use the GIN indexes, then runs the same query mix through GET /api/search
-// over real HTTP and through the store function the route calls (the same SQL, straight on postgres.js), and
-// prints throughput, p50/p95 latency and their ratio.
+// over real HTTP and through the function the route calls (searchAs, straight on postgres.js), and prints
+// throughput, p50/p95 latency and their ratio, p50/p95 per query class (narrow, medium, broad, prefix, no-hit),
+// and, for the broad queries (over 10,000 matches), how much of the exact top 20 the candidate ranking keeps.
 //
 // Database: bench/lib/database.ts (an embedded cluster, or a scratch database next to DATABASE_URL's).
 // Sizes: BENCH_DOCS, BENCH_PAGES, BENCH_REQUESTS, BENCH_CONCURRENCY override the defaults.
@@ -16,7 +17,9 @@ import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { type SearchKind, searchKinds } from '../domains/search/schema.ts';
+import { searchAs } from '../domains/search/index.ts';
+import { parseQuery, requestedKinds } from '../domains/search/query.ts';
+import type { SearchKind } from '../domains/search/schema.ts';
 import { type SearchOptions, searchAll } from '../domains/search/store.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
@@ -276,36 +279,63 @@ async function seed(url: string): Promise<string[]> {
 
 // --- the query mix -------------------------------------------------------------------------------------------
 
+type QueryClass = 'narrow' | 'medium' | 'broad' | 'prefix' | 'no-hit';
+const classes: QueryClass[] = ['narrow', 'medium', 'broad', 'prefix', 'no-hit'];
+
 interface Case {
   q: string;
+  class: QueryClass;
   kinds?: SearchKind[];
   spaceIndex?: number;
 }
 
-/** A mix of common, middling and rare terms, phrases, web-search operators and filters. */
+/** A mix of common, middling and rare terms, phrases, web-search operators, filters, prefixes and typos. */
 const cases: Case[] = [
-  { q: 'backup' },
-  { q: 'kubernetes cluster' },
-  { q: '"snapshot replication"' },
-  { q: 'firewall or wireguard' },
-  { q: 'storage -raid' },
-  { q: 'telescope galaxy' },
-  { q: 'humidity' },
-  { q: 'running' },
-  { q: 'postgres vacuum', kinds: ['pages'] },
-  { q: 'certificate', kinds: ['source_docs'] },
-  { q: 'retention policy', kinds: ['refs', 'messages'] },
-  { q: 'monitoring alert', spaceIndex: 3 },
-  { q: 'nebula', spaceIndex: 7 },
-  { q: 'grafana "dashboard"' },
-  { q: '(unbalanced "quote' },
-  { q: 'thermostat' },
+  { q: 'telescope galaxy', class: 'narrow' },
+  { q: 'humidity', class: 'narrow' },
+  { q: '"snapshot replication"', class: 'narrow' },
+  { q: 'nebula', class: 'narrow', spaceIndex: 7 },
+  { q: '(unbalanced "quote', class: 'narrow' },
+  { q: 'thermostat', class: 'narrow' },
+  { q: 'postgres vacuum', class: 'narrow', kinds: ['pages'] },
+  { q: 'retention policy', class: 'narrow', kinds: ['refs', 'messages'] },
+  { q: 'grafana "dashboard"', class: 'narrow' },
+  { q: 'kubernetes cluster', class: 'medium' },
+  { q: 'certificate', class: 'medium', kinds: ['source_docs'] },
+  { q: 'firewall or wireguard', class: 'medium' },
+  { q: 'running', class: 'medium' },
+  { q: 'container', class: 'medium', kinds: ['pages'] },
+  { q: 'monitoring alert', class: 'medium', spaceIndex: 3 },
+  { q: 'backup', class: 'broad' },
+  { q: 'storage -raid', class: 'broad' },
+  { q: 'network', class: 'broad' },
+  { q: 'server', class: 'broad' },
+  { q: 'cluster or docker', class: 'broad' },
+  { q: 'kuber', class: 'prefix' },
+  { q: 'back', class: 'prefix' },
+  { q: 'therm', class: 'prefix' },
+  { q: 'snapshot repl', class: 'prefix' },
+  { q: 'st', class: 'prefix' },
+  { q: 'prox', class: 'prefix' },
+  { q: 'proxmax', class: 'no-hit' },
+  { q: 'kubernetis', class: 'no-hit' },
+  { q: 'zzyzx qwv', class: 'no-hit' },
 ];
+
+function queryFor(item: Case, spaceIds: string[]) {
+  return {
+    q: item.q,
+    limit: sizes.limit,
+    offset: 0,
+    ...(item.kinds ? { kinds: item.kinds.join(',') } : {}),
+    ...(item.spaceIndex === undefined ? {} : { space_id: spaceIds[item.spaceIndex] }),
+  };
+}
 
 function optionsFor(item: Case, spaceIds: string[]): SearchOptions {
   const spaceId = item.spaceIndex === undefined ? undefined : spaceIds[item.spaceIndex];
-  const kinds = (item.kinds ?? [...searchKinds]).filter((kind) => !(spaceId && kind === 'messages'));
-  return { query: item.q, kinds, spaceId, limit: sizes.limit, offset: 0 };
+  const kinds = requestedKinds(item.kinds?.join(',')).filter((kind) => !(spaceId && kind === 'messages'));
+  return { query: parseQuery(item.q), kinds, spaceId, limit: sizes.limit, offset: 0 };
 }
 
 function pathFor(item: Case, spaceIds: string[]): string {
@@ -409,7 +439,7 @@ async function main() {
     const spaceIds = await seed(db.url);
 
     console.log('# plans (GIN index use):');
-    for (const item of [cases[6], cases[0]]) {
+    for (const item of [cases[1], cases[15]]) {
       const plan = await explain(db.url, optionsFor(item, spaceIds));
       const indexes = [...new Set(plan.flatMap((line) => line.match(/\w+_search_idx/g) ?? []))].sort();
       const seqScans = plan.filter((line) => /Seq Scan on (pages|source_docs|refs|messages)\b/.test(line));
@@ -435,27 +465,51 @@ async function main() {
     const client = new Pool(`http://127.0.0.1:${port}`, { connections: sizes.concurrency });
     const headers = { authorization: `Bearer ${ownerToken}` };
     const paths = cases.map((item) => pathFor(item, spaceIds));
+    const queries = cases.map((item) => queryFor(item, spaceIds));
     const options = cases.map((item) => optionsFor(item, spaceIds));
+    const byClass = new Map(classes.map((name) => [name, { latencies: [], seconds: 0 } as Tally]));
 
     const http = async (i: number) => {
+      const begin = performance.now();
       const response = await client.request({ method: 'GET', path: paths[i % paths.length], headers });
       const body = (await response.body.json()) as { items: unknown[] };
       if (response.statusCode !== 200 || !Array.isArray(body.items))
         throw new Error(`search answered ${response.statusCode}`);
+      byClass.get(cases[i % cases.length].class)?.latencies.push(performance.now() - begin);
     };
     const direct = async (i: number) => {
-      await searchAll(sql, options[i % options.length]);
+      await searchAs(sql, null, queries[i % queries.length]);
     };
 
-    const totals = await Promise.all(
-      options.map((item) => searchAll(sql, item).then((found) => found.total)),
-    );
+    const answers = await Promise.all(queries.map((query) => searchAs(sql, null, query)));
     console.log(
-      `# hits per query: ${cases.map((item, i) => `${JSON.stringify(item.q)}${item.kinds ? ` [${item.kinds}]` : ''}${item.spaceIndex === undefined ? '' : ' [one space]'} ${totals[i]}`).join(', ')}`,
+      `# hits per query: ${cases.map((item, i) => `[${item.class}] ${JSON.stringify(item.q)}${item.kinds ? ` [${item.kinds}]` : ''}${item.spaceIndex === undefined ? '' : ' [one space]'} ${answers[i].total}${answers[i].total_is_estimate ? ' (estimate)' : ''}${answers[i].suggestions.length ? ` suggests ${JSON.stringify(answers[i].suggestions)}` : ''}`).join(', ')}`,
     );
+    // The candidate ranking against ranking every match, for the queries over the threshold, per class.
+    for (const name of classes) {
+      const overlaps: string[] = [];
+      let kept = 0;
+      let compared = 0;
+      for (const [i, item] of cases.entries()) {
+        if (item.class !== name || !answers[i].total_is_estimate) continue;
+        const exact = await searchAll(sql, { ...options[i], exact: true });
+        const fast = await searchAll(sql, options[i]);
+        const top = new Set(exact.items.map((hit) => hit.id));
+        const shared = fast.items.filter((hit) => top.has(hit.id)).length;
+        kept += shared;
+        compared += top.size;
+        overlaps.push(`${JSON.stringify(item.q)} ${shared}/${top.size}`);
+      }
+      if (compared === 0) continue;
+      console.log(
+        `top-${sizes.limit} overlap with exact ranking, ${name} queries over the threshold: ` +
+          `${((100 * kept) / compared).toFixed(1)}% (${overlaps.join(', ')})`,
+      );
+    }
     const warm: Tally = { latencies: [], seconds: 0 };
     await load(warm, sizes.warmup, sizes.concurrency, http);
     await load(warm, sizes.warmup, sizes.concurrency, direct);
+    for (const tally of byClass.values()) tally.latencies.length = 0;
     // Alternating rounds, so a change in the machine's load during the run touches both paths alike.
     const rounds = 10;
     const viaHttp: Tally = { latencies: [], seconds: 0 };
@@ -468,10 +522,11 @@ async function main() {
     await client.close();
 
     const httpFigures = figures('GET /api/search', viaHttp);
-    const sqlFigures = figures('searchAll (postgres.js)', viaSql);
+    const sqlFigures = figures('searchAs (postgres.js)', viaSql);
     console.log(
       `# ${httpFigures.requests} requests per path in ${rounds} alternating rounds, concurrency ${sizes.concurrency}, ` +
-        `${cases.length} queries, limit ${sizes.limit}; load average at start: ${loadBefore.toFixed(1)} on ${os.availableParallelism()} cores`,
+        `${cases.length} queries, limit ${sizes.limit}; load average at start: ${loadBefore.toFixed(1)}, ` +
+        `at end: ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`,
     );
     console.log(row(httpFigures));
     console.log(row(sqlFigures));
@@ -479,6 +534,11 @@ async function main() {
       `ratio HTTP / direct: throughput ${(httpFigures.perSecond / sqlFigures.perSecond).toFixed(3)}, ` +
         `p50 ${(httpFigures.p50 / sqlFigures.p50).toFixed(3)}, p95 ${(httpFigures.p95 / sqlFigures.p95).toFixed(3)}`,
     );
+    console.log(`per query class (HTTP, concurrency ${sizes.concurrency}):`);
+    for (const [name, tally] of byClass) {
+      tally.seconds = viaHttp.seconds;
+      console.log(row(figures(`  ${name}`, tally)));
+    }
   } finally {
     await closeApp?.();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// GET /api/search: one ranked search over pages, refs, source documents and messages.
+// GET /api/search: one ranked search over pages, projects, tasks, resources, refs, source documents and messages.
 //
 // Routes it registers (access in brackets):
 //   GET    /api/search  [agent or owner]
@@ -8,27 +8,40 @@ import { errors } from '../../lib/schemas.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { readScopeOf } from '../entities/write.ts';
-import { type SearchKind, SearchQuery, SearchResult, searchKinds } from './schema.ts';
-import { searchAll } from './store.ts';
+import { parseQuery, plainWords, requestedKinds, suggestionQueries } from './query.ts';
+import { SearchQuery, SearchResult } from './schema.ts';
+import { closeWords, searchAll } from './store.ts';
 
 /** The search a caller may run, in its scope: the route's and the tool protocol's. */
-export async function searchAs(sql: Db, principal: Principal | null, query: Static<typeof SearchQuery>) {
+export async function searchAs(
+  sql: Db,
+  principal: Principal | null,
+  query: Static<typeof SearchQuery>,
+): Promise<Static<typeof SearchResult>> {
   const { q, space_id, limit, offset } = query;
-  const requested = query.kinds ? new Set(query.kinds.split(',') as SearchKind[]) : new Set(searchKinds);
   const spaceId = readScopeOf(principal, space_id);
-  // An explicit space leaves messages out; an agent's own scope keeps the messages of its space.
-  if (space_id !== undefined) requested.delete('messages');
-  const { items, total } = await searchAll(sql, {
-    query: q,
-    kinds: searchKinds.filter((kind) => requested.has(kind)),
-    spaceId,
-    messageSpaceId: space_id === undefined ? spaceId : undefined,
-    limit,
-    offset,
-  });
+  // An explicit space leaves messages out (they have no space of their own); an agent's own scope keeps the
+  // messages of its space.
+  const kinds = requestedKinds(query.kinds).filter((kind) => space_id === undefined || kind !== 'messages');
+  const reach = { kinds, spaceId, messageSpaceId: space_id === undefined ? spaceId : undefined };
+  const { items, counts } = await searchAll(sql, { ...reach, query: parseQuery(q), limit, offset });
+  const total = counts.reduce((sum, kind) => sum + kind.count, 0);
+  const suggestions =
+    total === 0
+      ? suggestionQueries(q, await closeWords(sql, { ...reach, words: plainWords(q), per: 3 }))
+      : [];
   return {
-    items: items.map(({ space_id: hitSpace, ...hit }) => (hitSpace ? { ...hit, space_id: hitSpace } : hit)),
+    items: items.map(({ space_id: hitSpace, parent_id, project_id, url, ...hit }) => ({
+      ...hit,
+      ...(hitSpace ? { space_id: hitSpace } : {}),
+      ...(hit.kind === 'pages' ? { parent_id } : {}),
+      ...(hit.kind === 'tasks' && project_id ? { project_id } : {}),
+      ...(hit.kind === 'refs' || hit.kind === 'source_docs' ? { url } : {}),
+    })),
     total,
+    total_is_estimate: counts.some((kind) => kind.estimated),
+    facets: Object.fromEntries(counts.map((kind) => [kind.kind, kind.count])),
+    suggestions,
     limit,
     offset,
   };
@@ -45,10 +58,14 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
       schema: {
         tags: ['search'],
-        summary: 'Full-text search across pages, refs, source documents and messages, ranked together',
+        summary:
+          'Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together',
         description:
-          'With space_id, messages are left out. Agents see hits from the spaces in their scope only; a ' +
-          'space-scoped agent sees the messages of its own space and no global ones.',
+          'Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. ' +
+          'Agents see hits from the spaces in their scope only; a space-scoped agent sees the messages of its own ' +
+          'space and no global ones. Above 10,000 matches the total and facets are estimates ' +
+          '(total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, ' +
+          'suggestions offers the query with close spellings of words already written.',
         querystring: SearchQuery,
         response: { 200: SearchResult, ...errors(400, 401, 403) },
       },

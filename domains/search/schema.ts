@@ -1,10 +1,19 @@
 import { Type } from 'typebox';
 import { PageQuery, Uuid } from '../../lib/schemas.ts';
 
-export const searchKinds = ['pages', 'refs', 'source_docs', 'messages'] as const;
+export const searchKinds = [
+  'pages',
+  'projects',
+  'tasks',
+  'resources',
+  'refs',
+  'source_docs',
+  'messages',
+] as const;
 export type SearchKind = (typeof searchKinds)[number];
 
-const kindList = `(${searchKinds.join('|')})`;
+/** Singular or plural: `page` or `pages`, `source_doc` or `source_docs`. */
+const kindName = `(${searchKinds.map((kind) => `${kind.slice(0, -1)}s?`).join('|')})`;
 
 export const SearchQuery = Type.Intersect([
   PageQuery,
@@ -13,13 +22,16 @@ export const SearchQuery = Type.Intersect([
       minLength: 1,
       maxLength: 1000,
       pattern: '\\S',
-      description: 'web-search syntax: words, "quoted phrases", -excluded, or',
+      description:
+        'web-search syntax: words, "quoted phrases", -excluded, or; the last word also matches as a prefix',
     }),
     space_id: Type.Optional(Uuid),
     kinds: Type.Optional(
       Type.String({
-        pattern: `^${kindList}(,${kindList})*$`,
-        description: `comma-separated subset of ${searchKinds.join(', ')} (default all); may also be repeated`,
+        pattern: `^${kindName}(,${kindName})*$`,
+        description:
+          `comma-separated subset of ${searchKinds.join(', ')}, singular or plural (default all); ` +
+          'may also be repeated',
       }),
     ),
   }),
@@ -34,11 +46,25 @@ export const SearchHit = Type.Object({
   }),
   rank: Type.Number(),
   space_id: Type.Optional(Uuid),
+  parent_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'pages: the parent page' })),
+  project_id: Type.Optional(Uuid),
+  url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'refs and source documents' })),
 });
+
+const counts = Object.fromEntries(
+  searchKinds.map((kind) => [kind, Type.Optional(Type.Integer({ minimum: 0 }))]),
+);
 
 export const SearchResult = Type.Object({
   items: Type.Array(SearchHit),
   total: Type.Integer({ minimum: 0 }),
+  total_is_estimate: Type.Boolean({
+    description: 'true when more than 10,000 rows match: total and facets are then estimates',
+  }),
+  facets: Type.Object(counts, { description: 'matches per searched kind' }),
+  suggestions: Type.Array(Type.String(), {
+    description: 'when nothing matches: the query with close spellings from the words already written',
+  }),
   limit: Type.Integer(),
   offset: Type.Integer(),
 });

@@ -133,7 +133,15 @@ t.test('kinds and space_id filter; messages drop out with space_id', async (t) =
     'only the space, and no messages even from its conversations',
   );
   const inWork = await search(ta, `q=kubernetes&space_id=${work.id}&kinds=messages`);
-  t.same(inWork, { items: [], total: 0, limit: 50, offset: 0 });
+  t.same(inWork, {
+    items: [],
+    total: 0,
+    total_is_estimate: false,
+    facets: {},
+    suggestions: [],
+    limit: 50,
+    offset: 0,
+  });
 });
 
 t.test('stemming, web-search syntax and pagination', async (t) => {
@@ -171,7 +179,19 @@ t.test('stemming, web-search syntax and pagination', async (t) => {
   );
   t.equal(new Set([...first.items, ...second.items].map((hit) => hit.id)).size, 4, 'pages do not overlap');
   const beyond = await search(ta, 'q=kubernetes&offset=50');
-  t.same(beyond, { items: [], total: 6, limit: 50, offset: 50 }, 'past the end: no items, the true total');
+  t.same(
+    { ...beyond, facets: undefined },
+    {
+      items: [],
+      total: 6,
+      total_is_estimate: false,
+      facets: undefined,
+      suggestions: [],
+      limit: 50,
+      offset: 50,
+    },
+    'past the end: no items, the true total',
+  );
 });
 
 t.test('any query text is valid; only an empty q or a bad limit is refused', async (t) => {
@@ -207,8 +227,8 @@ t.test('any query text is valid; only an empty q or a bad limit is refused', asy
   }
   const stopword = await search(ta, 'q=the');
   t.same(
-    stopword,
-    { items: [], total: 0, limit: 50, offset: 0 },
+    { items: stopword.items, total: stopword.total },
+    { items: [], total: 0 },
     'a query that reduces to nothing finds nothing',
   );
   const [pages] = await ta.sql`select count(*)::int as n from pages`;
@@ -278,4 +298,294 @@ t.test('agents search only their scope', async (t) => {
   t.equal(other.statusCode, 404);
   const everything = await ta.asAgent(unscoped.token, { method: 'GET', url: '/api/search?q=kubernetes' });
   t.equal(everything.json().total, 6, 'an unscoped agent sees every space and the global conversations');
+});
+
+interface Result {
+  items: (Hit & { parent_id?: string | null; project_id?: string; url?: string | null })[];
+  total: number;
+  total_is_estimate: boolean;
+  facets: Record<string, number>;
+  suggestions: string[];
+}
+
+/** One of each kind in two spaces, for coverage, kinds, facets and scope. */
+async function seedKinds(ta: TestApp) {
+  const home = await createSpace(ta, 'Home');
+  const work = await createSpace(ta, 'Work');
+  const project = await make(ta, '/api/projects', {
+    space_id: home.id,
+    name: 'Greenhouse automation',
+    status: 'paused',
+    research_notes: 'Compare humidity sensors over Zigbee.',
+  });
+  const task = await make(ta, '/api/tasks', {
+    project_id: project,
+    title: 'Order the humidity sensor',
+    notes: 'Pick one with a Zigbee radio.',
+  });
+  const resource = await make(ta, '/api/resources', {
+    space_id: work.id,
+    name: 'Proxmox host',
+    kind: 'hypervisor',
+    notes: 'Runs the Zigbee bridge container.',
+    monitoring: { url: 'http://blobword.example/' },
+    metadata: { secretish: 'blobword' },
+  });
+  const parent = await make(ta, '/api/pages', { space_id: home.id, title: 'Garden', body: '' });
+  const page = await make(ta, '/api/pages', {
+    space_id: home.id,
+    parent_id: parent,
+    title: 'Zigbee pairing',
+    body: 'Hold the button for five seconds.',
+  });
+  const ref = await make(ta, '/api/refs', {
+    space_id: work.id,
+    source: 'github',
+    external_id: 'openzfs/zfs',
+    title: 'OpenZFS',
+    url: 'https://github.com/openzfs/zfs',
+  });
+  const doc = (
+    await insertSourceDoc(ta.sql, {
+      space_id: work.id,
+      url: 'https://example.com/zigbee-guide',
+      title: 'A guide',
+      content: 'Coordinators, routers and end devices on Zigbee.',
+      content_type: 'text/html',
+      origin: 'webhook',
+      metadata: { tags: ['homelab', 'wireless'] },
+    })
+  ).id;
+  const chat = await insertConversation(ta.sql, { space_id: home.id, title: 'Home chat' });
+  const message = (
+    await insertMessage(ta.sql, {
+      conversation_id: chat.id,
+      role: 'user',
+      content: 'Is Zigbee better than wifi?',
+    })
+  ).id;
+  return { home, work, ids: { project, task, resource, parent, page, ref, doc, message } };
+}
+
+async function find(ta: TestApp, query: string): Promise<Result> {
+  return (await search(ta, query)) as unknown as Result;
+}
+
+const idsOf = (result: Result) => new Set(result.items.map((hit) => hit.id));
+
+t.test('every kind is searched, with what a result list needs to link a hit, and facets', async (t) => {
+  const ta = await testApp(t);
+  const { home, work, ids } = await seedKinds(ta);
+  const all = await find(ta, 'q=zigbee');
+  t.same(
+    idsOf(all),
+    new Set([ids.project, ids.task, ids.resource, ids.page, ids.doc, ids.message]),
+    'research notes, task notes, resource notes, pages, documents and messages',
+  );
+  t.same(all.facets, { pages: 1, projects: 1, tasks: 1, resources: 1, refs: 0, source_docs: 1, messages: 1 });
+  t.equal(all.total, 6);
+  t.equal(all.total_is_estimate, false);
+  const hit = (id: string) => all.items.find((item) => item.id === id);
+  t.match(hit(ids.project), { kind: 'projects', title: 'Greenhouse automation', space_id: home.id });
+  t.match(hit(ids.project)?.snippet, /<mark>Zigbee<\/mark>/);
+  t.match(hit(ids.task), { kind: 'tasks', title: 'Order the humidity sensor', project_id: ids.project });
+  t.match(hit(ids.resource), { kind: 'resources', title: 'Proxmox host', space_id: work.id });
+  t.match(hit(ids.page), { kind: 'pages', parent_id: ids.parent });
+  t.match(hit(ids.doc), { kind: 'source_docs', url: 'https://example.com/zigbee-guide' });
+  t.notOk('url' in (hit(ids.page) ?? {}), 'link fields only where they belong');
+
+  t.same(idsOf(await find(ta, 'q=paused')), new Set([ids.project]), "a project's status");
+  t.same(idsOf(await find(ta, 'q=hypervisor')), new Set([ids.resource]), "a resource's kind");
+  t.same((await find(ta, 'q=blobword')).items, [], 'never the monitoring or metadata blobs');
+  t.same(idsOf(await find(ta, 'q=github')), new Set([ids.ref]), "a ref's source");
+  t.same(
+    idsOf(await find(ta, `q=${encodeURIComponent('openzfs/zfs')}`)),
+    new Set([ids.ref]),
+    'its external id',
+  );
+  t.equal((await find(ta, 'q=github')).items[0].url, 'https://github.com/openzfs/zfs');
+  t.same(idsOf(await find(ta, 'q=homelab')), new Set([ids.doc]), "a document's tags");
+  t.same(idsOf(await find(ta, 'q=wireless&kinds=source_doc')), new Set([ids.doc]));
+
+  // A renamed task is found by its new title (the vector follows the row).
+  await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/tasks/${ids.task}`,
+    payload: { title: 'Solder the antenna' },
+  });
+  t.same(idsOf(await find(ta, 'q=antenna')), new Set([ids.task]));
+});
+
+t.test('kinds: singular and plural names, mixed and repeated', async (t) => {
+  const ta = await testApp(t);
+  const { ids } = await seedKinds(ta);
+  const singular = await find(ta, 'q=zigbee&kinds=project,task');
+  t.same(idsOf(singular), new Set([ids.project, ids.task]));
+  t.same(singular.facets, { projects: 1, tasks: 1 }, 'facets name the searched kinds only');
+  const plural = await find(ta, 'q=zigbee&kinds=projects,tasks');
+  t.same(idsOf(plural), idsOf(singular));
+  const mixed = await find(ta, 'q=zigbee&kinds=resource&kinds=source_docs&kinds=message');
+  t.same(idsOf(mixed), new Set([ids.resource, ids.doc, ids.message]));
+  t.same(idsOf(await find(ta, 'q=zigbee&kinds=page,pages')), new Set([ids.page]));
+  for (const bad of ['projectz', 'pagess', 'spaces', 'page,', 'sourcedoc']) {
+    const response = await ta.asOwner({ method: 'GET', url: `/api/search?q=x&kinds=${bad}` });
+    t.equal(response.statusCode, 400, `kinds=${bad} is refused`);
+    t.match(response.json().message, /kinds/);
+  }
+});
+
+t.test('scope: space_id leaves messages out; an agent sees its space only', async (t) => {
+  const ta = await testApp(t);
+  const { home, work, ids } = await seedKinds(ta);
+  const inHome = await find(ta, `q=zigbee&space_id=${home.id}`);
+  t.same(idsOf(inHome), new Set([ids.project, ids.task, ids.page]));
+  t.notOk('messages' in inHome.facets, 'messages are not searched with a space');
+  t.same(idsOf(await find(ta, `q=zigbee&space_id=${work.id}`)), new Set([ids.resource, ids.doc]));
+
+  const scoped = await createAgent(ta, { tier: 'read', space_id: work.id });
+  const response = await ta.asAgent(scoped.token, { method: 'GET', url: '/api/search?q=zigbee' });
+  t.same(
+    idsOf(response.json()),
+    new Set([ids.resource, ids.doc]),
+    'no project, task or page of another space',
+  );
+  const forbidden = await ta.asAgent(scoped.token, {
+    method: 'GET',
+    url: `/api/search?q=zigbee&space_id=${home.id}`,
+  });
+  t.equal(forbidden.statusCode, 404, 'another space is as good as missing');
+});
+
+t.test('the last word matches as a prefix; the web-search syntax still holds', async (t) => {
+  const ta = await testApp(t);
+  const { ids } = await seedKinds(ta);
+  const space = await createSpace(ta, 'Lab');
+  const kube = await make(ta, '/api/pages', {
+    space_id: space.id,
+    title: 'Kubernetes at home',
+    body: 'k3s on three nodes',
+  });
+  t.same(idsOf(await find(ta, 'q=zig&kinds=pages')), new Set([ids.page]), '"zig" finds Zigbee');
+  t.same(idsOf(await find(ta, 'q=kuber')), new Set([kube]), '"kuber" finds Kubernetes');
+  t.same(idsOf(await find(ta, 'q=Kubernete')), new Set([kube]), 'a prefix past the stem, as written');
+  const monitoring = await make(ta, '/api/pages', {
+    space_id: space.id,
+    title: 'Monitoring',
+    body: 'happiness',
+  });
+  t.same(
+    idsOf(await find(ta, 'q=monitori')),
+    new Set([monitoring]),
+    '"monitori" finds "monitoring" (stem "monitor")',
+  );
+  t.same(
+    idsOf(await find(ta, 'q=happin')),
+    new Set([monitoring]),
+    '"happin" finds "happiness" (stem "happi")',
+  );
+  t.same(
+    idsOf(await find(ta, `q=${encodeURIComponent('"hold the butt"')}`)),
+    new Set([ids.page]),
+    'in a phrase',
+  );
+  t.same(
+    idsOf(await find(ta, `q=${encodeURIComponent('"five butt"')}`)),
+    new Set(),
+    'a phrase stays a phrase',
+  );
+  t.same(
+    idsOf(await find(ta, `q=${encodeURIComponent('antenna or kub')}`)),
+    new Set([kube]),
+    'after or, either side',
+  );
+  t.same(
+    idsOf(await find(ta, `q=${encodeURIComponent('zigbee -hol')}&kinds=pages`)),
+    new Set([ids.page]),
+    'an excluded word is no prefix',
+  );
+  t.same(idsOf(await find(ta, `q=${encodeURIComponent('zigbee -pairing')}&kinds=pages`)), new Set());
+  t.same(idsOf(await find(ta, 'q=zigbee%20pair')), new Set([ids.page]), 'earlier words stay whole words');
+  t.same((await find(ta, 'q=zi%20pairing')).items, [], '"zi" is not a prefix when it is not last');
+  t.same(idsOf(await find(ta, 'q=qxprefixslot')), new Set(), 'the placeholder lexeme matches nothing');
+});
+
+t.test('no hits: suggestions from the words already written, within reach', async (t) => {
+  const ta = await testApp(t);
+  const { home, work } = await seedKinds(ta);
+  const none = await find(ta, 'q=proxmax');
+  t.same(none.items, []);
+  t.same(none.suggestions, ['proxmox'], 'proxmax → proxmox, as written (not the stem)');
+  t.same((await find(ta, 'q=zigbee')).suggestions, [], 'no suggestions when something matches');
+  t.match(
+    (await find(ta, `q=${encodeURIComponent('greenhose automaton')}`)).suggestions[0],
+    'greenhouse automation',
+  );
+  t.same((await find(ta, 'q=qqqqzzzz')).suggestions, []);
+
+  const homeAgent = await createAgent(ta, { tier: 'read', space_id: home.id });
+  const fromHome = await ta.asAgent(homeAgent.token, { method: 'GET', url: '/api/search?q=proxmax' });
+  t.same(fromHome.json().suggestions, [], 'never a word from a space the agent cannot see');
+  t.same((await find(ta, `q=proxmax&space_id=${work.id}`)).suggestions, ['proxmox']);
+
+  const [resource] = await ta.sql`select id from resources where name = 'Proxmox host'`;
+  await ta.asOwner({ method: 'DELETE', url: `/api/resources/${resource.id}` });
+  t.same((await find(ta, 'q=proxmax')).suggestions, [], 'a word whose rows are gone is not offered');
+});
+
+t.test('whole texts are indexed', async (t) => {
+  const ta = await testApp(t);
+  const space = await createSpace(ta);
+  const body = `${'filler text here. '.repeat(15_000)} deepneedle at the end`;
+  t.ok(body.length > 250_000);
+  const id = await make(ta, '/api/pages', { space_id: space.id, title: 'Long', body });
+  t.same(idsOf(await find(ta, 'q=deepneedle')), new Set([id]));
+});
+
+t.test('above 10,000 matches: estimated total and facets, the best candidates ranked', async (t) => {
+  const ta = await testApp(t);
+  const space = await createSpace(ta);
+  // 10,100 pages say "common"; 9,000 of them also "shared"; three have "common" in their title.
+  await ta.sql`
+    insert into pages (space_id, position, title, body)
+    select ${space.id}, n, 'Note ' || n,
+      'a common line' || case when n <= 9000 then ' and a shared one' else '' end || repeat(' filler', n % 7)
+    from generate_series(1, 10100) n`;
+  const titled = await Promise.all(
+    ['Common ground', 'The common case', 'Common common'].map((title) =>
+      make(ta, '/api/pages', { space_id: space.id, title, body: 'nothing else' }),
+    ),
+  );
+  await ta.sql`analyze pages`;
+  const shared = await find(ta, 'q=shared&limit=5');
+  t.equal(shared.total, 9000, 'up to 10,000 matches the total is exact');
+  t.equal(shared.total_is_estimate, false);
+
+  const common = await find(ta, 'q=common&limit=5');
+  t.equal(common.total_is_estimate, true);
+  t.ok(common.total > 10_000, `an estimate above the threshold (${common.total})`);
+  t.ok(common.total < 20_000, 'and near the truth (10,103)');
+  t.equal(common.facets.pages, common.total);
+  t.equal(common.items.length, 5);
+  t.same(new Set(common.items.slice(0, 3).map((hit) => hit.id)), new Set(titled), 'heading hits rank first');
+  t.equal(common.items[0].id, titled[2], 'twice in the title ranks highest');
+  const prefixed = await find(ta, 'q=comm&limit=3');
+  t.equal(prefixed.total_is_estimate, true, 'prefix queries too');
+  t.same(new Set(prefixed.items.map((hit) => hit.id)), new Set(titled));
+
+  // Past 40,000 expected matches the planner's estimate stands without counting.
+  await ta.sql`
+    insert into pages (space_id, position, title, body)
+    select ${space.id}, n, 'More ' || n, 'another common line' from generate_series(20001, 51000) n`;
+  await ta.sql`analyze pages`;
+  const many = await find(ta, 'q=common&limit=5');
+  t.equal(many.total_is_estimate, true);
+  t.ok(
+    Math.abs(many.total - 41_103) < 4_000,
+    `the planner's estimate (${many.total}) is near the truth (41,103)`,
+  );
+  t.same(
+    new Set(many.items.slice(0, 3).map((hit) => hit.id)),
+    new Set(titled),
+    'heading hits still rank first',
+  );
 });
