@@ -5,9 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { speedtestCron } from '../domains/speedtest/jobs.ts';
 import { measure } from '../domains/speedtest/run.ts';
+import { alertsSettled } from '../lib/notify.ts';
 import { runDueItems } from '../worker/cron.ts';
 import { createAgent, type TestApp, testApp } from './helpers/app.ts';
 import { processAlive, repoRoot } from './helpers/process.ts';
+import { startUpstream } from './helpers/upstream.ts';
 
 const fake = path.join(repoRoot, 'test', 'fixtures', 'fake-speedtest.ts');
 const command = (mode: string) => `"${process.execPath}" "${fake}" ${mode}`;
@@ -255,3 +257,42 @@ t.test(
     t.equal(manual.statusCode, 202, 'a manual run still works');
   },
 );
+
+t.test('a result below a threshold is sent to the notifier in ntfy’s form', async (t) => {
+  const ntfy = await startUpstream(t, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"abc","event":"message"}');
+  });
+  const ta = await testApp(t, {
+    worker: true,
+    env: {
+      SPEEDTEST_COMMAND: command('ookla-1.0'),
+      ALERT_URL: `${ntfy.url}/homelab`,
+      ALERT_FORMAT: 'ntfy',
+    },
+  });
+  await ta.asOwner({
+    method: 'PUT',
+    url: '/api/speedtest/settings',
+    payload: { enabled: true, schedule: '7 * * * *', low_download_mbps: 500, low_upload_mbps: null },
+  });
+  const run = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
+  await settle(ta, run.json().job_id);
+  await alertsSettled();
+  t.equal(ntfy.requests.length, 1, 'one alert');
+  const [alert] = ntfy.requests;
+  t.equal(alert.url, '/homelab');
+  t.equal(alert.headers.title, 'Internet speed below threshold');
+  t.equal(alert.headers.tags, 'warning,speedtest');
+  t.match(alert.body, /Download 93\.8 Mbps, upload 20 Mbps.*expected at least download 500 Mbps/);
+
+  // Above the threshold: no alert.
+  await ta.asOwner({
+    method: 'PUT',
+    url: '/api/speedtest/settings',
+    payload: { enabled: true, schedule: '7 * * * *', low_download_mbps: 50, low_upload_mbps: null },
+  });
+  const fine = await ta.asOwner({ method: 'POST', url: '/api/speedtest/run' });
+  await settle(ta, fine.json().job_id);
+  await alertsSettled();
+  t.equal(ntfy.requests.length, 1, 'nothing more');
+});

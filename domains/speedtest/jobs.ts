@@ -1,11 +1,34 @@
 // speedtest.run: one measurement, recorded as a row (failed runs too), flagged and alerted when below a threshold.
 // The schedule comes from the `speedtest` setting, read by the cron registry every minute, so a change applies at
 // once; `enabled: false` stops the schedule only.
+import { type Alert, notify } from '../../lib/notify.ts';
 import type { DomainCron } from '../../worker/cron.ts';
 import type { DomainTasks } from '../../worker/tasks.ts';
 import { readSettingOrStoreDefault } from '../settings/registry.ts';
 import { measure, recordRun } from './run.ts';
+import type { SpeedtestResult, SpeedtestSettings } from './schema.ts';
 import { speedtestSetting } from './setting.ts';
+
+const mbps = (value: number | null) => (value === null ? '?' : `${Math.round(value * 10) / 10} Mbps`);
+
+/** The alert of a result below a threshold: what was measured against what the owner expects. */
+export function lowSpeedAlert(result: SpeedtestResult, settings: SpeedtestSettings): Alert {
+  const expected = [
+    settings.low_download_mbps !== null ? `download ${settings.low_download_mbps} Mbps` : null,
+    settings.low_upload_mbps !== null ? `upload ${settings.low_upload_mbps} Mbps` : null,
+  ].filter(Boolean);
+  return {
+    event: 'speedtest.low',
+    title: 'Internet speed below threshold',
+    message:
+      `Download ${mbps(result.download_mbps)}, upload ${mbps(result.upload_mbps)}, ping ` +
+      `${result.ping_ms ?? '?'} ms (expected at least ${expected.join(' and ')})` +
+      (result.server_name ? ` via ${result.server_name}` : ''),
+    tags: ['warning', 'speedtest'],
+    priority: 4,
+    data: { result_id: result.id, download_mbps: result.download_mbps, upload_mbps: result.upload_mbps },
+  };
+}
 
 export const speedtestTasks: DomainTasks = (deps) => ({
   'speedtest.run': async (payload, helpers) => {
@@ -16,6 +39,7 @@ export const speedtestTasks: DomainTasks = (deps) => ({
       trigger: payload.trigger,
     });
     if (result.status === 'failed') helpers.logger.warn(`speed test failed: ${result.error}`);
+    if (result.below_threshold) notify(deps.config, lowSpeedAlert(result, settings), helpers.logger);
   },
 });
 
