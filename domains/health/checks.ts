@@ -3,19 +3,22 @@
 // redirects followed by hand (at most 5) only when the service asks for it.
 import net from 'node:net';
 import { Agent, request } from 'undici';
+import type { Definition } from './definition.ts';
 
-export interface CheckTarget {
-  kind: 'http' | 'tcp';
-  url: string | null;
-  host: string | null;
-  port: number | null;
-  status_min: number;
-  status_max: number;
-  keyword: string | null;
-  follow_redirects: boolean;
-  verify_tls: boolean;
-  timeout_ms: number;
-}
+/** What a check needs of a service's definition. */
+export type CheckTarget = Pick<
+  Definition,
+  | 'kind'
+  | 'url'
+  | 'host'
+  | 'port'
+  | 'status_min'
+  | 'status_max'
+  | 'keyword'
+  | 'follow_redirects'
+  | 'verify_tls'
+  | 'timeout_ms'
+>;
 
 export interface CheckOutcome {
   ok: boolean;
