@@ -269,6 +269,8 @@ t.test('end to end on this machine: espeak-ng speaks, sox resamples, pocketsphin
     headers: { range: `bytes=${audio.length}-` },
   });
   t.equal(beyond.statusCode, 416);
+  t.equal(beyond.json().code, 'RANGE_NOT_SATISFIABLE');
+  t.equal(beyond.headers['content-range'], `bytes */${audio.length}`);
 
   // A row whose file went missing is a clear 404.
   await unlink(file);

@@ -184,7 +184,9 @@ t.test('one icon added to a set; 404, 409 and 415 as they apply', async (t) => {
     url: '/api/icon-sets/lab/nas-box.png',
   });
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/lab/nas-box.png' })).statusCode, 200);
-  t.equal((await add('nas-box.svg', svg())).statusCode, 409, 'the name is taken (whatever the type)');
+  const taken = await add('nas-box.svg', svg());
+  t.equal(taken.statusCode, 409, 'the name is taken (whatever the type)');
+  t.equal(taken.json().code, 'ICON_EXISTS');
   const replaced = await add('nas-box.svg', svg(), '?replace=true');
   t.equal(replaced.statusCode, 201);
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/lab/nas-box.svg' })).statusCode, 200);
