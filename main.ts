@@ -13,6 +13,7 @@ import {
 } from './lib/embedded-postgres.ts';
 import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instance-lock.ts';
 import { migrate } from './lib/migrate.ts';
+import { judgeUnhandledRejections } from './lib/rejections.ts';
 import { version } from './lib/version.ts';
 import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
 
@@ -73,8 +74,9 @@ async function main(): Promise<void> {
     lock.release();
   });
 
-  // Installed before anything starts, so Ctrl-C during start-up also stops the embedded database.
-  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
+  // Installed before anything starts, so Ctrl-C during start-up also stops the embedded database. Rejections are
+  // judged below rather than all being fatal.
+  const grace = closeWithGrace({ delay: 15_000, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
     if (err) (app?.log ?? console).error({ err }, 'shutting down after an error');
     else app?.log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
     try {
@@ -87,6 +89,10 @@ async function main(): Promise<void> {
     }
     app?.log.info('stopped');
   });
+  judgeUnhandledRejections(
+    () => app?.log ?? console,
+    () => void grace.close(),
+  );
 
   let databaseUrl: string;
   try {

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TaskList } from 'graphile-worker';
 import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from '../config.ts';
 import { migrate } from '../lib/migrate.ts';
+import { judgeUnhandledRejections } from '../lib/rejections.ts';
 import { assertNotSuperuser, createSql, endSql, type Sql } from '../plugins/db.ts';
 import { superviseWorker } from '../plugins/jobs.ts';
 import { buildTaskList } from './tasks.ts';
@@ -47,8 +48,12 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
   let sql: Sql | null = null;
   let stopRunner: (() => Promise<void>) | null = null;
 
-  closeWithGrace(
-    { delay: 15_000, logger: { error: (error: unknown) => log.error(error) } },
+  const grace = closeWithGrace(
+    {
+      delay: 15_000,
+      logger: { error: (error: unknown) => log.error(error) },
+      skip: ['unhandledRejection'],
+    },
     async ({ signal, err }) => {
       if (err) log.error({ err }, 'worker shutting down after an error');
       else log.info({ signal }, 'worker shutting down: finishing the jobs in flight');
@@ -56,6 +61,10 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
       if (sql) await endSql(sql).catch(() => undefined);
       log.info('worker stopped');
     },
+  );
+  judgeUnhandledRejections(
+    () => log,
+    () => void grace.close(),
   );
 
   let url: string;
