@@ -61,6 +61,10 @@ export interface Config {
   stt: SttConfig | null;
   /** Limits on an uploaded icon-set zip: entries, total and per-entry uncompressed bytes, compression ratio. */
   iconZip: IconZipLimits;
+  /** How long a browser session lasts. */
+  sessionTtlHours: number;
+  /** Fastify's trustProxy: whom to believe about the client's address and protocol (X-Forwarded-*). */
+  trustProxy: boolean | string;
 }
 
 export interface IconZipLimits {
@@ -210,6 +214,18 @@ function stt(env: Env): SttConfig | null {
   throw new ConfigError('STT_PROVIDER', `must be openai, whispercpp or command (got "${provider}")`);
 }
 
+function trustProxy(env: Env): boolean | string {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === null || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.every((entry) => /^[0-9a-f.:]+(\/\d{1,3})?$/i.test(entry))) return entries.join(',');
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be true/false or comma-separated proxy addresses or CIDR ranges (got "${raw}")`,
+  );
+}
+
 /** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
@@ -270,6 +286,8 @@ export function loadConfig(env: Env = environment()): Config {
       maxEntryBytes: integer(env, 'ICON_ZIP_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       maxRatio: integer(env, 'ICON_ZIP_MAX_RATIO', 100, 2, 10_000),
     },
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24 * 14, 1, 24 * 365),
+    trustProxy: trustProxy(env),
   };
 }
 

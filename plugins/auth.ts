@@ -3,6 +3,7 @@
 // a domain registers routes inside `ownerOnly(...)` or `publicAccess(...)`, and everything else is agent-or-owner.
 // One hook enforces it, and the tier of an agent holds for every write it sends.
 
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -41,6 +42,12 @@ export const publicRoutes: readonly string[] = [
   'GET /api/icon-sets',
   'GET /api/icon-sets/:set',
   'GET /api/icon-sets/:set/:file',
+  'GET /api/session',
+  'POST /api/session',
+  'DELETE /api/session',
+  'GET /',
+  'GET /*',
+  'GET /assets/*',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */
@@ -54,14 +61,23 @@ export interface TokenOwner {
 }
 export type FindTokenOwner = (hash: Buffer) => Promise<TokenOwner | undefined>;
 
+/** The browser session behind a cookie secret's hash, if it is live. */
+export type FindSession = (hash: Buffer) => Promise<{ expires_at: Date } | undefined>;
+
+/** The cookie that carries a browser session's secret. */
+export const sessionCookie = 'hub_session';
+
 export type Principal =
   | { kind: 'owner'; via: 'token' | 'access'; email?: string }
+  | { kind: 'owner'; via: 'session'; expiresAt: Date }
   | { kind: 'agent'; agentId: string; name: string; tier: Tier; spaceId: string | null; tokenId: string };
 
 export type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
 
 export interface AuthOptions {
   findTokenOwner: FindTokenOwner;
+  /** Browser sessions; without it a session cookie identifies no one. */
+  findSession?: FindSession;
   ownerToken: string;
   access: AccessVerifier | null;
   agentRateLimitPerMinute: number;
@@ -135,6 +151,23 @@ function unauthorized(request: FastifyRequest): Error {
   return hubError('UNAUTHORIZED', request.badCredentials ? 'invalid credentials' : 'authentication required');
 }
 
+/**
+ * A write carried by the session cookie must come from the hub's own pages: the browser sends the cookie with any
+ * site's form or fetch, so without this another site could make the owner's browser write.
+ */
+async function checkOrigin(request: FastifyRequest): Promise<void> {
+  if (request.principal?.kind !== 'owner' || request.principal.via !== 'session') return;
+  if (readMethods.has(request.method)) return;
+  const origin = request.headers.origin;
+  const own = `${request.protocol}://${request.host}`;
+  if (origin !== own) {
+    throw hubError(
+      'ORIGIN_REFUSED',
+      `a signed-in browser write must come from ${own} (Origin: ${origin ?? 'none'})`,
+    );
+  }
+}
+
 /** The one access check, run for every matched route. */
 async function enforceAccess(request: FastifyRequest): Promise<void> {
   if (request.is404) return;
@@ -190,10 +223,20 @@ export default fp<AuthOptions>(
           return;
         }
       }
+      const secret = request.cookies[sessionCookie];
+      if (token === undefined && secret && options.findSession) {
+        const session = await options.findSession(hashToken(secret));
+        if (session) {
+          request.principal = { kind: 'owner', via: 'session', expiresAt: session.expires_at };
+          return;
+        }
+      }
       request.badCredentials = token !== undefined || hasAssertion;
     }
 
+    await app.register(cookie);
     app.addHook('onRequest', identify);
+    app.addHook('onRequest', checkOrigin);
     app.addHook('onRequest', enforceAccess);
 
     // Kept while routes move into access contexts; enforceAccess already holds every route to its level.
