@@ -183,7 +183,7 @@ function Agents() {
             value={name.value}
             onInput={(e) => (name.value = e.currentTarget.value)}
             required
-            pattern="[a-z0-9][a-z0-9_-]*"
+            pattern="[a-z0-9][a-z0-9_\-]*"
           />
         </label>
         <label>
@@ -279,7 +279,7 @@ function IconSets() {
             value={setName.value}
             onInput={(e) => (setName.value = e.currentTarget.value)}
             required
-            pattern="[a-z0-9-]{1,40}"
+            pattern="[a-z0-9\-]{1,40}"
           />
         </label>
         <label>

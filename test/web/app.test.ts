@@ -1,0 +1,179 @@
+// The owner's dashboard in a real browser against a real hub: sign in, every screen (screenshot and accessibility
+// check), a page created and found by search, an agent's proposal approved in place, a theme change painted
+// before any script runs, an icon set uploaded and shown, sign out. Any console error or failed request fails it.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import t from 'tap';
+import { createAgent, ownerToken } from '../helpers/app.ts';
+import { svg, zip } from '../icons/helpers.ts';
+import { listeningHub, openBrowser, screenshot } from './browser.ts';
+
+const hub = await listeningHub(t);
+const { page, problems } = await openBrowser(t);
+
+async function accessible(name: string, target: Page = page): Promise<void> {
+  const result = await new AxeBuilder({ page: target }).analyze();
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  t.same(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `${name}: no serious or critical accessibility violation`,
+  );
+}
+
+async function visit(path: string, heading: string): Promise<void> {
+  await page.getByRole('link', { name: heading, exact: true }).click();
+  await page.waitForURL(`${hub.origin}${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+t.test('sign in', async (t) => {
+  await page.goto(hub.origin);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await screenshot(page, 'signin');
+  await accessible('sign-in');
+  await page.getByLabel('Owner token').fill('not-the-owner-token-000000');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  t.match(await page.getByRole('alert').textContent(), /not the owner token/);
+  // The wrong token's 401 is the one failed request this test expects.
+  t.match(problems.splice(0), [/HTTP 401: POST .*\/api\/session/]);
+  await page.getByLabel('Owner token').fill(ownerToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  const cookies = await page.context().cookies();
+  const session = cookies.find((cookie) => cookie.name === 'hub_session');
+  t.ok(session?.httpOnly, 'the session cookie is HttpOnly');
+  t.equal(session?.sameSite, 'Strict');
+});
+
+t.test('create a page and find it by searching', async (t) => {
+  await visit('/knowledge', 'Knowledge');
+  await page.getByLabel('New space').fill('Home lab');
+  await page.getByLabel('New space').press('Enter');
+  await page.getByRole('link', { name: 'Home lab' }).waitFor();
+  await page.getByLabel('New page').fill('Backup plan');
+  await page.getByLabel('New page').press('Enter');
+  await page.getByRole('heading', { name: 'Backup plan' }).waitFor();
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Markdown').fill('# Restic\n\nNightly **restic** snapshots to the zeppelinvault share.');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('.markdown strong', { hasText: 'restic' }).waitFor();
+  await screenshot(page, 'knowledge');
+  await accessible('knowledge');
+
+  await page.keyboard.press('Control+k');
+  await page.getByLabel('Search everything').fill('zeppelinvault');
+  const hit = page.getByRole('region', { name: 'Pages' }).getByRole('button', { name: /Backup plan/ });
+  await hit.waitFor();
+  t.match(await hit.locator('mark').first().textContent(), /zeppelinvault/i, 'the snippet marks the match');
+  await screenshot(page, 'search');
+  await accessible('search');
+  await page.keyboard.press('Escape');
+  t.equal(await page.getByRole('dialog', { name: 'Search' }).count(), 0);
+
+  const projects = page.getByRole('tab', { name: 'Projects' });
+  await projects.click();
+  await page.getByLabel('New project').fill('Offsite backups');
+  await page.getByLabel('New project').press('Enter');
+  await page.getByLabel('New task').fill('Buy a second disk');
+  await page.getByLabel('New task').press('Enter');
+  await page.getByRole('cell', { name: 'Buy a second disk' }).waitFor();
+  await screenshot(page, 'projects');
+  await accessible('projects');
+});
+
+t.test("an agent's proposal is approved in place", async (t) => {
+  const agent = await createAgent(hub, { name: 'scribe', tier: 'suggest' });
+  const [space] = (await hub.asOwner({ method: 'GET', url: '/api/spaces' })).json().items;
+  const proposed = await hub.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/pages',
+    payload: { space_id: space.id, title: 'Proposed runbook', body: 'Restart the NAS on Sundays.' },
+  });
+  t.equal(proposed.statusCode, 202);
+  await visit('/approvals', 'Approvals');
+  const card = page.getByRole('article', { name: /create page: Proposed runbook/ });
+  await card.waitFor();
+  await screenshot(page, 'approvals');
+  await accessible('approvals');
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.getByText('applied').waitFor();
+  const pages = await hub.sql`select title from pages where title = 'Proposed runbook'`;
+  t.equal(pages.length, 1, 'the approved page exists');
+  await page.getByRole('cell', { name: 'approve' }).first().waitFor();
+});
+
+t.test('capture and speed tests', async () => {
+  await visit('/capture', 'Capture');
+  await page.getByText('Drop files here').waitFor();
+  await screenshot(page, 'capture');
+  await accessible('capture');
+  await visit('/speed', 'Speed tests');
+  await page.getByRole('heading', { name: 'Schedule and thresholds' }).waitFor();
+  await screenshot(page, 'speed');
+  await accessible('speed tests');
+});
+
+t.test('an icon set upload shows its icons', async (t) => {
+  await visit('/settings', 'Settings');
+  const archive = await zip([
+    { name: 'router.svg', bytes: svg('<circle cx="12" cy="12" r="10" fill="#4f9cf9"/>') },
+    { name: 'nas.svg', bytes: svg('<rect x="3" y="3" width="18" height="18" fill="#a77bf3"/>') },
+  ]);
+  await page.getByLabel('Set name').fill('homelab');
+  await page.getByLabel('Zip of SVG or PNG icons').setInputFiles({
+    name: 'homelab.zip',
+    mimeType: 'application/zip',
+    buffer: archive,
+  });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  const icons = page.getByRole('list', { name: 'Icons of homelab' }).getByRole('img');
+  await icons.first().waitFor();
+  t.equal(await icons.count(), 2);
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLImageElement>('.icon-grid img')].every((img) => img.complete && img.naturalWidth > 0),
+  );
+});
+
+t.test('agents and tokens: a minted token is shown once', async (t) => {
+  const row = page.getByRole('row', { name: /scribe/ });
+  await row.getByRole('button', { name: 'Token' }).click();
+  const shown = await page.locator('code.token').textContent();
+  t.match(shown, /^hub_agent_/);
+  await screenshot(page, 'settings');
+  await accessible('settings');
+  await page.getByRole('button', { name: 'Done' }).click();
+  t.equal(await page.locator('code.token').count(), 0);
+});
+
+t.test('a theme change shows after reload with no flash', async (t) => {
+  await page.getByLabel('background', { exact: true }).fill('#203a2c');
+  await page.getByRole('button', { name: 'Save theme' }).click();
+  await page.getByText('Theme saved').waitFor();
+  // With the app's scripts emptied, what paints is the server's HTML and CSS alone: the first paint.
+  await page.route('**/assets/*.js', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/javascript', body: '' }),
+  );
+  await page.reload();
+  const first = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  t.equal(first, 'rgb(32, 58, 44)', 'the first paint has the new background');
+  await page.unroute('**/assets/*.js');
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await page.getByLabel('Keep clips').waitFor();
+  await page.waitForLoadState('networkidle');
+  t.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(32, 58, 44)');
+  await hub.asOwner({ method: 'DELETE', url: '/api/theme' });
+});
+
+t.test('sign out', async (t) => {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const state = await page.evaluate(() => fetch('/api/session').then((r) => r.json()));
+  t.same(state, { signed_in: false, via: null, expires_at: null });
+});
+
+t.test('no console error and no failed request', async (t) => {
+  t.same(problems, []);
+});
