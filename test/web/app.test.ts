@@ -56,7 +56,9 @@ t.test('create a page and find it by searching', async (t) => {
   await page.getByLabel('New page').press('Enter');
   await page.getByRole('heading', { name: 'Backup plan' }).waitFor();
   await page.getByRole('button', { name: 'Edit' }).click();
-  await page.getByLabel('Markdown').fill('# Restic\n\nNightly **restic** snapshots to the zeppelinvault share.');
+  await page
+    .getByLabel('Markdown')
+    .fill('# Restic\n\nNightly **restic** snapshots to the zeppelinvault share.');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('.markdown strong', { hasText: 'restic' }).waitFor();
   await screenshot(page, 'knowledge');
@@ -132,7 +134,9 @@ t.test('an icon set upload shows its icons', async (t) => {
   await icons.first().waitFor();
   t.equal(await icons.count(), 2);
   await page.waitForFunction(() =>
-    [...document.querySelectorAll<HTMLImageElement>('.icon-grid img')].every((img) => img.complete && img.naturalWidth > 0),
+    [...document.querySelectorAll<HTMLImageElement>('.icon-grid img')].every(
+      (img) => img.complete && img.naturalWidth > 0,
+    ),
   );
 });
 

@@ -70,7 +70,8 @@ export async function openBrowser(t: Teardown, options: { expected?: RegExp[] } 
     note(`request failed: ${request.method()} ${request.url()} ${failure}`);
   });
   context.on('response', (response) => {
-    if (response.status() >= 400) note(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      note(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });
   const page = context.pages()[0] ?? (await context.newPage());
   t.teardown(async () => {
