@@ -11,6 +11,8 @@ WORKDIR /app
 
 # Dependencies first: this layer is rebuilt only when the lock file changes.
 COPY package.json package-lock.json ./
+# The driver patch that postinstall (patch-package) applies must be present before the install.
+COPY patches ./patches
 # npm install honours the lock file (npm ci refuses one without entries for every optional platform package).
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -32,10 +32,12 @@ import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
+import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors from './plugins/errors.ts';
+import errors, { frameworkError } from './plugins/errors.ts';
+import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
 import web from './plugins/web.ts';
@@ -63,12 +65,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    frameworkErrors: frameworkError,
+    ajv: {
+      customOptions: { removeAdditional: false, allErrors: false },
+      // After ajv-formats: dates a Date can hold (no leap second), as TypeBox's checks have them (lib/schemas.ts).
+      onCreate: (ajv) => {
+        ajv.addFormat('date-time', isDateTime);
+        ajv.addFormat('date', isDate);
+      },
+    },
+    // A silent or trickling client is cut off (README, "Time limits"): idle keep-alive connections, headers and
+    // whole requests each have a limit, checked every second rather than Node's default 30 s.
+    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
+    requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+    http: {
+      headersTimeout: deps.config.httpHeadersTimeoutMs,
+      requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errors);
+  await app.register(input);
   await app.register(sensible);
-  await app.register(db, { sql: deps.sql });
+  await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
     findSession: (hash) => findSession(deps.sql, hash),

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { type PrivateAllowList, parsePrivateAllowList } from './lib/safe-fetch.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -65,6 +66,27 @@ export interface Config {
   sessionTtlHours: number;
   /** Fastify's trustProxy: whom to believe about the client's address and protocol (X-Forwarded-*). */
   trustProxy: boolean | string;
+  /** Time from sending a capture's request to its response headers, per redirect hop (within ingestTimeoutMs). */
+  ingestHeadersTimeoutMs: number;
+  /** Private ranges and host names captures may reach (INGEST_ALLOW_PRIVATE); null: none. */
+  ingestAllowPrivate: PrivateAllowList | null;
+  /** Characters of text kept of one captured or uploaded document; the rest is cut and the document says so. */
+  documentMaxChars: number;
+  /** The linkding instance whose bookmarks are pulled, when LINKDING_URL and LINKDING_TOKEN are set. */
+  linkding: LinkdingConfig | null;
+  /** HTTP server time limits in ms: an idle keep-alive connection; a request's headers; a whole request. */
+  httpKeepAliveTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  /** On shutdown, how long /api/healthz answers 503 before the server stops taking connections. */
+  shutdownDrainMs: number;
+}
+
+export interface LinkdingConfig {
+  url: string;
+  token: string;
+  /** A 5-field cron expression. */
+  schedule: string;
 }
 
 export interface IconZipLimits {
@@ -226,6 +248,30 @@ function trustProxy(env: Env): boolean | string {
   );
 }
 
+function allowPrivate(env: Env): PrivateAllowList | null {
+  const raw = text(env, 'INGEST_ALLOW_PRIVATE');
+  if (raw === null) return null;
+  try {
+    return parsePrivateAllowList(raw);
+  } catch (error) {
+    throw new ConfigError('INGEST_ALLOW_PRIVATE', (error as Error).message);
+  }
+}
+
+function linkding(env: Env): LinkdingConfig | null {
+  const url = text(env, 'LINKDING_URL');
+  const token = text(env, 'LINKDING_TOKEN');
+  if (url === null && token === null) return null;
+  if (url === null) throw new ConfigError('LINKDING_URL', 'must be set too: LINKDING_TOKEN is set');
+  if (token === null) throw new ConfigError('LINKDING_TOKEN', 'must be set too: LINKDING_URL is set');
+  const schedule = text(env, 'LINKDING_SCHEDULE') ?? '*/15 * * * *';
+  const fields = schedule.split(/\s+/);
+  if (fields.length !== 5 || !fields.every((field) => /^[\d*/,-]+$/.test(field))) {
+    throw new ConfigError('LINKDING_SCHEDULE', `must be a 5-field cron expression (got "${schedule}")`);
+  }
+  return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule };
+}
+
 /** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
@@ -272,7 +318,6 @@ export function loadConfig(env: Env = environment()): Config {
     videoOembedUrl: httpUrl(env, 'VIDEO_OEMBED_URL', 'https://www.youtube.com/oembed'),
     videoTranscriptCommand: text(env, 'VIDEO_TRANSCRIPT_COMMAND'),
     videoTranscriptTimeoutMs: integer(env, 'VIDEO_TRANSCRIPT_TIMEOUT_MS', 120_000, 1000, 3_600_000),
-    ingestTimeoutMs: integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000),
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxAttempts: integer(env, 'INGEST_MAX_ATTEMPTS', 5, 1, 25),
     speedtestCommand:
@@ -288,7 +333,33 @@ export function loadConfig(env: Env = environment()): Config {
     },
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24 * 14, 1, 24 * 365),
     trustProxy: trustProxy(env),
+    ...ingestTimeouts(env),
+    ingestAllowPrivate: allowPrivate(env),
+    documentMaxChars: integer(env, 'DOCUMENT_MAX_CHARS', 500_000, 1000, 5_000_000),
+    linkding: linkding(env),
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
   };
+}
+
+function ingestTimeouts(env: Env): Pick<Config, 'ingestTimeoutMs' | 'ingestHeadersTimeoutMs'> {
+  const ingestTimeoutMs = integer(env, 'INGEST_TIMEOUT_MS', 60_000, 1000, 600_000);
+  const ingestHeadersTimeoutMs = integer(
+    env,
+    'INGEST_HEADERS_TIMEOUT_MS',
+    Math.min(10_000, ingestTimeoutMs),
+    100,
+    600_000,
+  );
+  if (ingestHeadersTimeoutMs > ingestTimeoutMs) {
+    throw new ConfigError(
+      'INGEST_HEADERS_TIMEOUT_MS',
+      `must not exceed INGEST_TIMEOUT_MS (${ingestTimeoutMs}; got ${ingestHeadersTimeoutMs})`,
+    );
+  }
+  return { ingestTimeoutMs, ingestHeadersTimeoutMs };
 }
 
 /** The database URL with its password masked (in the user part and in a `password` parameter), for logs. */

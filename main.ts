@@ -6,7 +6,12 @@ import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from './config.ts';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from './lib/embedded-postgres.ts';
+import {
+  type EmbeddedPostgres,
+  startEmbeddedPostgres,
+  stopEmbeddedPostgres,
+} from './lib/embedded-postgres.ts';
+import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instance-lock.ts';
 import { migrate } from './lib/migrate.ts';
 import { version } from './lib/version.ts';
 import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
@@ -46,22 +51,48 @@ async function main(): Promise<void> {
   // The pool exists before the app's logger does; once the app is built its warnings go through that logger.
   const dbLog: DbLogger = { warn: (object, message) => console.warn(`[database] ${message}`, object) };
 
+  // One service per data directory, checked before anything is touched: a second start must not stop the first
+  // one's database. (`npm run worker` takes no lock: it runs beside the service on purpose.)
+  await mkdir(config.dataDir, { recursive: true, mode: 0o711 });
+  let lock: InstanceLock;
+  try {
+    lock = lockDataDir(config.dataDir);
+  } catch (error) {
+    console.error(
+      error instanceof DataDirInUseError ? error.message : `start-up failed: ${(error as Error).message}`,
+    );
+    process.exit(1);
+  }
+
+  // Whatever ends the process (a signal, an error, an exit during start-up, a second Ctrl-C that cuts the graceful
+  // shutdown short), the embedded database it started is stopped and the lock released.
+  let database: EmbeddedPostgres | null = null;
+  let databaseStopped = false;
+  process.on('exit', () => {
+    if (database && !databaseStopped) database.stopSync();
+    lock.release();
+  });
+
   // Installed before anything starts, so Ctrl-C during start-up also stops the embedded database.
   closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
     if (err) (app?.log ?? console).error({ err }, 'shutting down after an error');
     else app?.log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
-    // Stops accepting connections, waits for in-flight requests, then stops the worker (jobs plugin onClose).
-    await app?.close();
-    if (sql) await endSql(sql).catch(() => undefined);
-    if (embedded) await stopEmbeddedPostgres(embedded);
+    try {
+      // Stops accepting connections, waits for in-flight requests, then stops the worker (jobs plugin onClose).
+      await app?.close();
+    } finally {
+      if (sql) await endSql(sql).catch(() => undefined);
+      if (embedded) await stopEmbeddedPostgres(embedded);
+      databaseStopped = true;
+    }
     app?.log.info('stopped');
   });
 
-  await mkdir(config.dataDir, { recursive: true, mode: 0o711 });
   let databaseUrl: string;
   try {
     if (embedded) {
       const started = await startEmbeddedPostgres({ ...embedded, appRole: 'hub', appDatabase: 'hub' });
+      database = started;
       databaseUrl = started.url;
       await writeFile(runtimeFile(config), JSON.stringify({ databaseUrl }), { mode: 0o600 });
     } else {
@@ -75,6 +106,7 @@ async function main(): Promise<void> {
     console.error(`start-up failed: ${(error as Error).message}`);
     if (sql) await endSql(sql).catch(() => undefined);
     if (embedded) await stopEmbeddedPostgres(embedded).catch(() => undefined);
+    databaseStopped = true;
     process.exit(1);
   }
 
@@ -109,12 +141,13 @@ async function main(): Promise<void> {
     await app.close();
     await endSql(sql).catch(() => undefined);
     if (embedded) await stopEmbeddedPostgres(embedded);
+    databaseStopped = true;
     process.exit(1);
   }
-  const database = embedded ? `embedded PostgreSQL in ${embedded.dir}` : describeDatabaseUrl(databaseUrl);
+  const described = embedded ? `embedded PostgreSQL in ${embedded.dir}` : describeDatabaseUrl(databaseUrl);
   app.log.info(
-    { version, database, worker: config.workerMode, ready_ms: Math.round(performance.now()) },
-    `ops-hub ${version} listening on http://${config.host}:${config.port} (database: ${database})`,
+    { version, database: described, worker: config.workerMode, ready_ms: Math.round(performance.now()) },
+    `ops-hub ${version} listening on http://${config.host}:${config.port} (database: ${described})`,
   );
   if (owner.generated) {
     console.log(

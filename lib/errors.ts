@@ -47,6 +47,7 @@ const catalogue = {
   VALUE_TOO_LONG: entry(400, () => 'a value is too long'),
   NOT_NULL_VIOLATION: entry(400, (field: string) => `${field} is required`),
   CHECK_VIOLATION: entry(400, detail),
+  INVALID_TEXT: entry(400, detail),
   JSON_TOO_DEEP: entry(
     400,
     (field: string, limit: number) => `${field} is nested deeper than ${limit} levels`,

@@ -35,11 +35,12 @@ export class FetchRefusedError extends Error {
   readonly rule: FetchRefusalRule;
   /** The URL being fetched when the rule fired (a redirect hop, not necessarily the URL passed in). */
   readonly url: string;
-  /** The message without the `refused <url>: ` prefix. */
+  /** The message without the `refused <url>: ` (or `DNS lookup failed for <url>: `) prefix. */
   readonly reason: string;
 
   constructor(rule: FetchRefusalRule, url: string, reason: string, options?: { cause?: unknown }) {
-    super(`refused ${url}: ${reason}`, options);
+    // A name that does not resolve is the network's state, not a refusal: the message says which.
+    super(rule === 'dns' ? `DNS lookup failed for ${url}: ${reason}` : `refused ${url}: ${reason}`, options);
     this.name = 'FetchRefusedError';
     this.rule = rule;
     this.url = url;
@@ -48,6 +49,88 @@ export class FetchRefusedError extends Error {
 }
 
 export type LookupFn = (hostname: string) => Promise<LookupAddress[]>;
+
+/**
+ * Private targets the owner lets the guard reach (INGEST_ALLOW_PRIVATE): address ranges, and host names whose
+ * addresses are allowed whatever range they fall in. Cloud metadata addresses stay refused either way.
+ */
+export interface PrivateAllowList {
+  ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  hosts: ReadonlySet<string>;
+  /** The list as configured, for messages. */
+  text: string;
+}
+
+// Instance metadata services hand out cloud credentials: no setting can make them reachable.
+const METADATA_ADDRESSES = ['169.254.169.254', 'fd00:ec2::254'].map((address) => ipaddr.parse(address));
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata']);
+
+function normalHost(host: string): string {
+  const lower = host.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+function isMetadataAddress(address: string): boolean {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (isIP(bare) === 0) return false;
+  let ip = ipaddr.parse(bare);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  }
+  return METADATA_ADDRESSES.some((meta) => meta.kind() === ip.kind() && meta.toString() === ip.toString());
+}
+
+/**
+ * Parses INGEST_ALLOW_PRIVATE: comma-separated CIDRs (`192.168.1.0/24`), single addresses and host names
+ * (`wiki.lan`). Throws an Error naming the entry that is malformed or would open a cloud metadata address.
+ */
+export function parsePrivateAllowList(text: string): PrivateAllowList {
+  const ranges: PrivateAllowList['ranges'] = [];
+  const hosts = new Set<string>();
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const bare = item.startsWith('[') && item.includes(']') ? item.replace(/^\[|\]/g, '') : item;
+    const [address, prefix] = bare.split('/');
+    if (isIP(address) !== 0) {
+      let range: [ipaddr.IPv4 | ipaddr.IPv6, number];
+      try {
+        range =
+          prefix === undefined
+            ? [ipaddr.parse(address), address.includes(':') ? 128 : 32]
+            : ipaddr.parseCIDR(bare);
+      } catch {
+        throw new Error(`has an invalid range "${item}" (expected an address or a CIDR like 192.168.1.0/24)`);
+      }
+      for (const meta of METADATA_ADDRESSES) {
+        if (meta.kind() === range[0].kind() && meta.match(range)) {
+          throw new Error(`must not include the cloud metadata address ${meta.toString()} (entry "${item}")`);
+        }
+      }
+      ranges.push(range);
+      continue;
+    }
+    const host = normalHost(item);
+    if (!/^[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$/.test(host) || prefix !== undefined) {
+      throw new Error(`has an entry that is neither an address, a CIDR nor a host name: "${item}"`);
+    }
+    if (METADATA_HOSTS.has(host)) throw new Error(`must not name the cloud metadata host "${item}"`);
+    hosts.add(host);
+  }
+  return { ranges, hosts, text };
+}
+
+function allowListed(list: PrivateAllowList | null, address: string, host: string | null): boolean {
+  if (!list || isMetadataAddress(address)) return false;
+  if (host !== null && list.hosts.has(normalHost(host))) return true;
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (isIP(bare) === 0) return false;
+  let ip = ipaddr.parse(bare);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  }
+  return list.ranges.some(([base, bits]) => base.kind() === ip.kind() && ip.match([base, bits] as never));
+}
 
 export interface SafeFetchOptions {
   /** Turns the address check off (tests only: the service maps VOID_INGEST_ALLOW_PRIVATE=1 here). Other rules stay. */
@@ -72,6 +155,8 @@ export interface SafeFetchOptions {
   lookup?: LookupFn;
   /** Test seam: addresses for which this returns true count as public. Pass a stable function, as for lookup. */
   treatAsPublic?: (address: string) => boolean;
+  /** Private ranges and host names the owner allows (INGEST_ALLOW_PRIVATE). Pass the same object on every call. */
+  allowList?: PrivateAllowList | null;
 }
 
 export interface SafeFetchResponse {
@@ -172,12 +257,16 @@ interface AddressPolicy {
   allowPrivate: boolean;
   lookup: LookupFn;
   treatAsPublic: ((address: string) => boolean) | undefined;
+  allowList: PrivateAllowList | null;
 }
 
-function blockedFor(policy: AddressPolicy, address: string): string | null {
+/** Why `address` (reached through the name `host`, when there is one) is refused, or null when it may be dialled. */
+function blockedFor(policy: AddressPolicy, address: string, host: string | null = null): string | null {
   if (policy.allowPrivate) return null;
   if (policy.treatAsPublic?.(address)) return null;
-  return blockedRange(address);
+  const range = blockedRange(address);
+  if (range === null) return null;
+  return allowListed(policy.allowList, address, host) ? null : range;
 }
 
 function redactCredentials(url: URL): string {
@@ -209,7 +298,7 @@ function checkParsedUrl(url: URL, policy: AddressPolicy): void {
   // dotted decimal and compressed IPv6, which is exactly the string undici dials; names are checked when resolved.
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) !== 0) {
-    const range = blockedFor(policy, host);
+    const range = blockedFor(policy, host, host);
     if (range) {
       throw new FetchRefusedError(
         'blocked_address',
@@ -234,11 +323,48 @@ export function checkUrl(
   } catch {
     throw new FetchRefusedError('url', url, 'not a valid absolute URL');
   }
-  checkParsedUrl(parsed, {
+  checkParsedUrl(parsed, policyOf(options));
+  return parsed;
+}
+
+function policyOf(options: SafeFetchOptions): AddressPolicy {
+  return {
     allowPrivate: options.allowPrivate === true,
-    lookup: defaultLookup,
+    lookup: options.lookup ?? defaultLookup,
     treatAsPublic: options.treatAsPublic,
-  });
+    allowList: options.allowList ?? null,
+  };
+}
+
+/**
+ * checkUrl, and for a host name also its resolution: every address it resolves to must pass the same rules an IP
+ * literal does, so a name and the address it stands for get the same answer before any work is queued. A name
+ * that does not resolve now is not refused here (DNS may be back by the time the fetch runs); the fetch reports it.
+ */
+export async function checkUrlResolved(
+  url: string,
+  options: Pick<SafeFetchOptions, 'allowPrivate' | 'treatAsPublic' | 'lookup' | 'allowList'> = {},
+): Promise<URL> {
+  const parsed = checkUrl(url, options);
+  const policy = policyOf(options);
+  const name = parsed.hostname;
+  if (isIP(name.startsWith('[') ? name.slice(1, -1) : name) !== 0 || policy.allowPrivate) return parsed;
+  let answers: LookupAddress[];
+  try {
+    answers = await policy.lookup(name);
+  } catch {
+    return parsed;
+  }
+  for (const { address } of answers) {
+    const range = blockedFor(policy, address, name);
+    if (range) {
+      throw new FetchRefusedError(
+        'blocked_address',
+        parsed.href,
+        `${name} resolves to ${address}, which is in a blocked range (${range})`,
+      );
+    }
+  }
   return parsed;
 }
 
@@ -306,7 +432,7 @@ async function connectChecked(
   // Every answer is checked, not only the one dialled: a name answering with both a public and a private address
   // is someone steering the fetch, and connection fallback could land on the private one anyway.
   for (const address of addresses) {
-    const range = blockedFor(policy, address);
+    const range = blockedFor(policy, address, name);
     if (range) {
       const what = address === name ? `address ${address}` : `${name} resolves to ${address}, which`;
       throw new GuardError('blocked_address', `${what} is in a blocked range (${range})`);
@@ -327,7 +453,7 @@ async function connectChecked(
       continue;
     }
     const peer = socket.remoteAddress;
-    const range = peer === undefined ? 'unknown' : blockedFor(policy, peer);
+    const range = peer === undefined ? 'unknown' : blockedFor(policy, peer, name);
     if (range) {
       socket.destroy();
       throw new GuardError('blocked_address', `connected peer ${peer} is in a blocked range (${range})`);
@@ -361,7 +487,8 @@ function agentFor(policy: AddressPolicy): Agent {
     (entry) =>
       entry.allowPrivate === policy.allowPrivate &&
       entry.lookup === policy.lookup &&
-      entry.treatAsPublic === policy.treatAsPublic,
+      entry.treatAsPublic === policy.treatAsPublic &&
+      entry.allowList === policy.allowList,
   );
   if (found) return found.agent;
   const agent = new Agent({ connect: guardedConnector(policy) });
@@ -467,11 +594,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? DEFAULTS.totalTimeoutMs,
   };
-  const policy: AddressPolicy = {
-    allowPrivate: options.allowPrivate === true,
-    lookup: options.lookup ?? defaultLookup,
-    treatAsPublic: options.treatAsPublic,
-  };
+  const policy = policyOf(options);
   const agent = agentFor(policy);
   const deadline = AbortSignal.timeout(limits.totalTimeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;

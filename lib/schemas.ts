@@ -1,11 +1,32 @@
 // Schemas shared by every domain: ids, timestamps, pagination and the error body.
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
+import { Format } from 'typebox/format';
+import { isDate, isDateTime } from './input.ts';
+
+// TypeBox's own checks (the tool protocol, stored payloads) hold dates to what Fastify's validator does (app.ts):
+// no leap second, no RFC 9557 suffix, nothing a Date cannot represent.
+Format.Set('date-time', isDateTime);
+Format.Set('date', isDate);
 
 export const Uuid = Type.String({ format: 'uuid' });
 // Rows carry Date objects; the serializer writes them as ISO 8601 strings.
 export const Timestamp = Type.Unsafe<Date | string>(Type.String({ format: 'date-time' }));
 export const NoContent = Type.Null({ description: 'No content' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** A point in time a client sends: a date-time, or a plain date (`2026-12-05`, midnight UTC). */
+export const DateInput = Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], {
+  description: 'an RFC 3339 date-time, or a plain date YYYY-MM-DD (midnight UTC)',
+});
+export const NullableDateInput = Type.Union([DateInput, Type.Null()]);
+
+/** The space a create goes to: required, except for an agent scoped to one space (its space is the default). */
+export const CreateSpaceId = Type.Optional(
+  Type.String({
+    format: 'uuid',
+    description:
+      "The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.",
+  }),
+);
 
 export const IdParams = Type.Object({ id: Uuid });
 export type IdParams = Static<typeof IdParams>;
@@ -19,7 +40,8 @@ export const maxPageSize = 100;
 
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: maxPageSize, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  // PostgreSQL's offset is a 64-bit integer; beyond what a JavaScript number holds exactly is refused up front.
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 });
 
 /** A page of items: `{ items, total, limit, offset }`. */

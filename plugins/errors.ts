@@ -146,6 +146,13 @@ const fastifyCodes: Record<string, ErrorCode> = {
 };
 
 /**
+ * The multipart parser (busboy) throws plain errors, without a status, for a body that is not the multipart its
+ * Content-Type claims: no boundary, another boundary, a body cut short, a broken part header.
+ */
+const malformedMultipart =
+  /^(?:Multipart: Boundary not found|Boundary required|Unexpected end of (?:multipart data|form)|\w+ terminated early due to unexpected end of multipart data|Malformed part header)$/;
+
+/**
  * What a client may be told of an error: the status it can act on, a catalogued code and a message. Also used where
  * errors are answered outside a route's reply (tool results, recorded approval failures).
  */
@@ -155,6 +162,13 @@ export function describeError(error: unknown): MappedError {
   const err = error as FastifyError;
   const mapped = mapDatabaseError(err as PostgresLikeError);
   if (mapped) return mapped;
+  if (err?.statusCode === undefined && malformedMultipart.test(String(err?.message))) {
+    return {
+      statusCode: 400,
+      code: 'INVALID_MULTIPART',
+      message: `malformed multipart body: ${err.message}`,
+    };
+  }
   let statusCode = err?.validation ? 400 : (err?.statusCode ?? 500);
   if (statusCode < 400 || statusCode > 599) statusCode = 500;
   // Only our own catalogued 5xx messages are safe to show; anything else could carry SQL or internals.
@@ -179,6 +193,23 @@ function handle(error: FastifyError, request: FastifyRequest, reply: FastifyRepl
   if (error.validation) body.validation = error.validation;
   if (statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
   return reply.status(statusCode).send(body);
+}
+
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors`): a URL whose percent-encoding
+ * is broken, a path parameter past the router's length limit. Answered in the catalogue's shape, without echoing
+ * the (possibly huge) path.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply.status(400).send(errorBody(400, 'VALUE_TOO_LONG', 'a path parameter is too long'));
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return reply
+      .status(400)
+      .send(errorBody(400, 'BAD_REQUEST', 'the URL is not valid (broken percent-encoding)'));
+  }
+  return handle(error, request, reply);
 }
 
 export default fp(

@@ -1,9 +1,21 @@
 // The OpenAPI 3 document is generated from the route schemas; /api/openapi.json serves it and /api/docs renders it.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import type { TSchema } from 'typebox';
 import { ErrorResponse } from '../lib/schemas.ts';
 import { publicAccess } from './auth.ts';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * A request body documented but not validated by the route schema, by media type: a multipart upload read as
+     * a stream, a signed webhook whose raw bytes are checked before they are parsed.
+     */
+    requestBody?: Record<string, TSchema>;
+  }
+}
 
 interface Parameter {
   in: string;
@@ -27,6 +39,44 @@ function optionalDefaults<T extends object>(document: T): T {
   return document;
 }
 
+const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The error statuses every route of its kind can send, whatever its handler does: 400 for any input the boundary
+ * refuses (plugins/input.ts: the text, depth and number checks apply to every route), 401 and 429 where credentials
+ * are needed (the agent rate limit), 403 where the owner alone or a writing tier is needed, 413 and 415 where a body
+ * is read, and 503 everywhere (the database down, the service shutting down).
+ */
+function impliedStatuses(route: RouteOptions): number[] {
+  const access = route.config?.access ?? 'agentOrOwner';
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const writes = methods.some((method) => writeMethods.has(method));
+  const statuses = [400, 503];
+  if (access !== 'public') statuses.push(401, 429);
+  if (access === 'owner' || (access === 'agentOrOwner' && writes && !route.config?.readOnly))
+    statuses.push(403);
+  if (methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'DELETE')) {
+    statuses.push(413, 415);
+  }
+  return statuses;
+}
+
+/** One route's documentation as it is served: its access, every status it can send, its real request body. */
+function documentRoute(schema: FastifySchema | undefined, route: RouteOptions): FastifySchema {
+  const documented: FastifySchema = { ...schema };
+  // Public routes need no credentials: no lock in the docs.
+  if (route.config?.access === 'public') documented.security = [];
+  const response = { ...(documented.response as Record<string, unknown> | undefined) };
+  for (const status of impliedStatuses(route)) response[status] ??= ErrorResponse;
+  documented.response = response;
+  if (documented.requestBody) {
+    const content = Object.entries(documented.requestBody).map(([media, body]) => [media, { schema: body }]);
+    documented.body = { content: Object.fromEntries(content) };
+    documented.consumes = Object.keys(documented.requestBody);
+  }
+  return documented;
+}
+
 export default fp<{ version: string }>(
   async (app, { version }) => {
     app.addSchema(ErrorResponse);
@@ -46,13 +96,20 @@ export default fp<{ version: string }>(
         },
         security: [{ bearer: [] }, { access: [] }],
       },
+      transform: ({ schema, url, route }) => ({ schema: documentRoute(schema, route), url }),
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
       transformObject: (document) =>
         'openapiObject' in document ? optionalDefaults(document.openapiObject) : document.swaggerObject,
     });
     await app.register(
       publicAccess(async (docs) => {
-        await docs.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+        // swagger-ui's CSP without upgrade-insecure-requests: over plain HTTP from another host on the LAN the
+        // browser would otherwise fetch the page's scripts over https and show a blank page.
+        await docs.register(swaggerUi, {
+          routePrefix: '/api/docs',
+          staticCSP: true,
+          transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/g, ''),
+        });
         docs.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       }),
     );

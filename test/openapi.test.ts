@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
+import { publicRoutes } from '../plugins/auth.ts';
 import { testApp } from './helpers/app.ts';
 import { repoRoot } from './helpers/process.ts';
 
@@ -51,8 +52,9 @@ function registeredRoutes(app: FastifyInstance): Route[] {
 
 interface Operation {
   tags?: string[];
+  security?: unknown[];
   parameters?: { in: string; name: string; required?: boolean }[];
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  requestBody?: { content?: Record<string, { schema?: { required?: string[]; properties?: object } }> };
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
 }
 
@@ -143,6 +145,16 @@ t.test('the OpenAPI document describes every /api route', async (t) => {
       );
     }
 
+    // What any route can answer (plugins/openapi.ts): the input boundary's 400 and the database's 503 everywhere;
+    // 401 and 429 behind credentials; 403 where the owner alone, or a writing tier, is needed.
+    const statuses = responses.map(([status]) => status);
+    const isPublic = publicRoutes.includes(name);
+    for (const status of ['400', '503', ...(isPublic ? [] : ['401', '429'])]) {
+      t.ok(statuses.includes(status), `${name} lists ${status}`);
+    }
+    if (isPublic) t.same(operation.security, [], `${name} is public: no lock`);
+    else t.equal(operation.security, undefined, `${name} needs credentials: the document's lock`);
+
     if (['POST', 'PUT', 'PATCH'].includes(route.method) && !withoutBodySchema.has(name)) {
       const content = Object.values(operation.requestBody?.content ?? {});
       t.ok(
@@ -151,6 +163,60 @@ t.test('the OpenAPI document describes every /api route', async (t) => {
       );
     }
   }
+});
+
+t.test('the document tells the truth about bodies, statuses and required fields', async (t) => {
+  const ta = await testApp(t);
+  const doc = (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+  const upload = doc.paths['/api/capture/upload'].post.requestBody?.content?.['multipart/form-data']?.schema;
+  t.match(
+    upload,
+    { properties: { space_id: {}, file: { format: 'binary' } } },
+    'the upload form is documented',
+  );
+  t.match(upload?.required, ['space_id', 'file'], 'with its required fields');
+  t.ok(
+    doc.paths['/api/ingest/{service}'].post.requestBody?.content?.['application/json']?.schema,
+    'webhook body',
+  );
+  t.ok(
+    doc.paths['/api/mcp'].post.responses?.['406'],
+    "MCP's 406 (Accept without both media types) is listed",
+  );
+  const mcp = await ta.asOwner({
+    method: 'POST',
+    url: '/api/mcp',
+    headers: { accept: 'text/html' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  });
+  t.equal(mcp.statusCode, 406, 'and sent');
+
+  // space_id on creates: optional in the schema because a space-scoped agent's creates default to its space; the
+  // owner must name it, and the document says so where it marks the field optional.
+  for (const path of ['/api/pages', '/api/projects', '/api/refs', '/api/resources', '/api/source-docs']) {
+    const body = doc.paths[path].post.requestBody?.content?.['application/json']?.schema as {
+      properties: Record<string, { description?: string }>;
+      required?: string[];
+    };
+    t.notOk(body.required?.includes('space_id'), `${path}: space_id is optional in the document`);
+    t.match(
+      body.properties.space_id.description,
+      /Required .*except for an agent scoped/,
+      `${path}: and when`,
+    );
+  }
+  const withoutSpace = await ta.asOwner({ method: 'POST', url: '/api/pages', payload: { title: 'nowhere' } });
+  t.equal(withoutSpace.statusCode, 400, 'the owner without space_id: 400, as documented');
+
+  const task = doc.paths['/api/tasks'].post.requestBody?.content?.['application/json']?.schema as {
+    properties: { due_at: unknown };
+  };
+  t.match(
+    JSON.stringify(task.properties.due_at),
+    /"format":"date".*|"format":"date-time"/,
+    'due_at takes dates',
+  );
+  t.match(JSON.stringify(task.properties.due_at), /"format":"date"[,}]/, 'plain dates included');
 });
 
 t.test('the documentation renders', async (t) => {
@@ -168,6 +234,19 @@ t.test('the documentation renders', async (t) => {
   const json = await ta.anon({ method: 'GET', url: '/api/docs/json' });
   t.equal(json.statusCode, 200, 'the page loads the same document');
   t.same(json.json().paths, (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json().paths);
+
+  // Opened from another machine over plain HTTP: the page's scripts must load from the same http origin.
+  const headers = { host: 'hub.lan:8080' };
+  let lan = await ta.anon({ method: 'GET', url: '/api/docs', headers });
+  for (let hops = 0; lan.statusCode >= 300 && lan.statusCode < 400 && hops < 3; hops++) {
+    const url = new URL(String(lan.headers.location), 'http://hub.lan:8080/api/docs').pathname;
+    lan = await ta.anon({ method: 'GET', url, headers });
+  }
+  t.equal(lan.statusCode, 200);
+  t.match(lan.body, /swagger-ui/i);
+  const csp = String(lan.headers['content-security-policy']);
+  t.match(csp, /script-src 'self'/, 'scripts from the page origin');
+  t.notMatch(csp, /upgrade-insecure-requests/, 'not upgraded to https (blank page over plain HTTP)');
 });
 
 t.test('liveness and version', async (t) => {

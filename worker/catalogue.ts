@@ -3,7 +3,7 @@
 // and checks the payload against it, and the worker refuses to start with a declared task that has no executor.
 // A domain adds its task here (name, payload schema from its schema.ts, what it does) and its executor in its jobs.ts.
 import type { Static, TSchema } from 'typebox';
-import { IngestPayload } from '../domains/capture/schema.ts';
+import { IngestPayload, LinkdingSyncPayload } from '../domains/capture/schema.ts';
 import { SpeedtestRunPayload } from '../domains/speedtest/schema.ts';
 import { VoicePurgePayload } from '../domains/voice/schema.ts';
 
@@ -36,6 +36,12 @@ export const taskCatalogue = {
   'voice.purge': {
     payload: VoicePurgePayload,
     description: 'Deletes retained voice clips older than the retention, file and row',
+  },
+  'linkding.sync': {
+    payload: LinkdingSyncPayload,
+    description:
+      'Reads the bookmarks added or changed in linkding (LINKDING_URL) since the last run and captures each one',
+    maxAttempts: 3,
   },
 } as const satisfies Record<string, TaskDeclaration>;
 

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import postgres, { type ReservedSql } from 'postgres';
+import { reconnectBackoff } from '../plugins/db.ts';
 import {
   forgetWorkerProcess,
   recoverDeadWorkerJobs,
@@ -39,6 +40,8 @@ export async function startWorkerLiveness(
   // the sweeps, which need transactions (a reserved connection cannot begin one).
   const client = postgres(connectionString, {
     max: 2,
+    connect_timeout: 2,
+    backoff: reconnectBackoff,
     onnotice: () => undefined,
     connection: { application_name: 'ops-hub-worker-liveness' },
   });

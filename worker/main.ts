@@ -7,7 +7,7 @@ import type { TaskList } from 'graphile-worker';
 import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from '../config.ts';
 import { migrate } from '../lib/migrate.ts';
 import { assertNotSuperuser, createSql, endSql, type Sql } from '../plugins/db.ts';
-import { startWorker } from '../plugins/jobs.ts';
+import { superviseWorker } from '../plugins/jobs.ts';
 import { buildTaskList } from './tasks.ts';
 
 async function databaseUrl(config: Config): Promise<string> {
@@ -74,14 +74,14 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
   }
 
   const taskList = buildTaskList({ sql, config }, { extra: extraTasks });
-  const runner = await startWorker({
+  const worker = await superviseWorker({
     connectionString: url,
     taskList,
     concurrency: config.workerConcurrency,
     log,
     cron: true,
   });
-  stopRunner = () => runner.stop();
+  stopRunner = () => worker.stop();
   log.info(
     {
       database: describeDatabaseUrl(url),
@@ -90,11 +90,6 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     },
     'worker running',
   );
-  runner.promise.catch(async (error: unknown) => {
-    log.error({ err: error }, 'worker stopped with an error');
-    if (sql) await endSql(sql).catch(() => undefined);
-    process.exit(1);
-  });
 }
 
 if (import.meta.main) await runWorkerProcess();

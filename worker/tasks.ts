@@ -4,6 +4,7 @@ import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from '../config.ts';
 import { captureTasks } from '../domains/capture/jobs.ts';
+import { linkdingCron } from '../domains/capture/linkding.ts';
 import { speedtestCron, speedtestTasks } from '../domains/speedtest/jobs.ts';
 import { voiceCron, voiceTasks } from '../domains/voice/jobs.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
@@ -27,7 +28,7 @@ export type Executors = { [Name in TaskName]?: Executor<Name> };
 export type DomainTasks = (deps: JobDeps) => Executors;
 
 const domainTasks: DomainTasks[] = [captureTasks, speedtestTasks, voiceTasks];
-const domainCron: DomainCron[] = [speedtestCron, voiceCron];
+const domainCron: DomainCron[] = [linkdingCron, speedtestCron, voiceCron];
 
 /** Every recurring item the domains contribute. */
 export function cronItems(deps: JobDeps): CronItem[] {

@@ -1,5 +1,12 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import {
+  NullableDateInput,
+  NullableTimestamp,
+  PageQuery,
+  Paginated,
+  Timestamp,
+  Uuid,
+} from '../../lib/schemas.ts';
 
 export const TierSchema = Type.Union([Type.Literal('read'), Type.Literal('suggest'), Type.Literal('owner')]);
 const Status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -94,7 +101,7 @@ export const MintToken = Type.Object(
   {
     agent_id: Uuid,
     label: Type.Optional(Type.String({ maxLength: 200 })),
-    expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+    expires_at: Type.Optional(NullableDateInput),
   },
   { additionalProperties: false },
 );

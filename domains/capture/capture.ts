@@ -1,11 +1,20 @@
 // A capture: record the URL under its idempotency key and queue the job that ingests it, in one transaction, so a
 // key maps to exactly one capture and one job however many requests race with it.
 import type { Config } from '../../config.ts';
-import type { Sql } from '../../plugins/db.ts';
+import { hubError } from '../../lib/errors.ts';
+import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { type CaptureTask, taskFor } from './routing.ts';
 import type { CaptureAccepted, IngestPayload } from './schema.ts';
-import { type CaptureRow, findCaptureByKey, insertCapture, setCaptureJob } from './store.ts';
+import {
+  type CaptureRow,
+  defaultSpaceId,
+  findCaptureByKey,
+  insertCapture,
+  setCaptureJob,
+  spaceExists,
+} from './store.ts';
 
 export interface CaptureRequest {
   /** Already checked with checkCaptureUrl. */
@@ -22,43 +31,83 @@ export interface CaptureResult {
   duplicate: boolean;
 }
 
+/**
+ * Captures inside the caller's transaction. The same key again answers the first capture when it is for the same
+ * URL and the caller may see it; a key already used for another URL, or by a capture outside the caller's scope, is
+ * 409 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function captureIn(
+  tx: Db,
+  config: Pick<Config, 'ingestMaxAttempts'>,
+  request: CaptureRequest,
+  /** null: the hub itself (the webhook after its secret check, the linkding pull), which reaches every space. */
+  principal: Principal | null = null,
+): Promise<CaptureResult> {
+  const task: CaptureTask = taskFor(request.url);
+  const url = request.url.href;
+  const row = await insertCapture(tx, {
+    idempotency_key: request.idempotency_key,
+    url,
+    space_id: request.space_id,
+    title: request.title ?? null,
+    task,
+    via: request.via,
+  });
+  if (!row) {
+    // The insert waited for the transaction holding the key to commit, so its capture is visible now.
+    const existing = await findCaptureByKey(tx, request.idempotency_key);
+    if (!existing) throw new Error(`capture with key ${request.idempotency_key} vanished`);
+    if (principal !== null && !agentCanReachSpace(principal, existing.space_id)) {
+      throw hubError('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key is already used by another capture');
+    }
+    if (existing.url !== url) {
+      throw hubError(
+        'IDEMPOTENCY_KEY_REUSED',
+        `this idempotency_key was already used to capture another URL (${existing.url})`,
+      );
+    }
+    return { capture: existing, duplicate: true };
+  }
+  const payload: IngestPayload = {
+    capture_id: row.id,
+    url,
+    space_id: row.space_id,
+    title: row.title,
+    origin: task === 'ingest.video' ? 'video' : request.via === 'webhook' ? 'webhook' : 'url',
+    ...(request.tags?.length ? { tags: request.tags } : {}),
+    captured_at: row.created_at.toISOString(),
+  };
+  const job = await enqueue(tx, task, payload, {
+    jobKey: `capture:${row.id}`,
+    maxAttempts: config.ingestMaxAttempts,
+  });
+  return { capture: await setCaptureJob(tx, row.id, job.id), duplicate: false };
+}
+
+/** captureIn in a transaction of its own (the webhook and the linkding pull, which act for nobody in particular). */
 export async function capture(
   sql: Sql,
   config: Pick<Config, 'ingestMaxAttempts'>,
   request: CaptureRequest,
 ): Promise<CaptureResult> {
-  const task: CaptureTask = taskFor(request.url);
-  const url = request.url.href;
-  return sql.begin(async (tx) => {
-    const row = await insertCapture(tx, {
-      idempotency_key: request.idempotency_key,
-      url,
-      space_id: request.space_id,
-      title: request.title ?? null,
-      task,
-      via: request.via,
-    });
-    if (!row) {
-      // The insert waited for the transaction holding the key to commit, so its capture is visible now.
-      const existing = await findCaptureByKey(tx, request.idempotency_key);
-      if (!existing) throw new Error(`capture with key ${request.idempotency_key} vanished`);
-      return { capture: existing, duplicate: true };
-    }
-    const payload: IngestPayload = {
-      capture_id: row.id,
-      url,
-      space_id: row.space_id,
-      title: row.title,
-      origin: task === 'ingest.video' ? 'video' : request.via === 'webhook' ? 'webhook' : 'url',
-      ...(request.tags?.length ? { tags: request.tags } : {}),
-      captured_at: row.created_at.toISOString(),
-    };
-    const job = await enqueue(tx, task, payload, {
-      jobKey: `capture:${row.id}`,
-      maxAttempts: config.ingestMaxAttempts,
-    });
-    return { capture: await setCaptureJob(tx, row.id, job.id), duplicate: false };
-  });
+  return sql.begin((tx) => captureIn(tx, config, request)) as Promise<CaptureResult>;
+}
+
+/**
+ * The space a capture or upload goes to: the one named (it must exist and, for a scoped agent, be its own; any other
+ * answers as if it did not exist), or the "Inbox" space. A null principal is the hub itself.
+ */
+export async function targetSpace(
+  tx: Db,
+  principal: Principal | null,
+  spaceId: string | undefined,
+): Promise<string> {
+  if (spaceId === undefined) return defaultSpaceId(tx);
+  const reachable = principal === null || agentCanReachSpace(principal, spaceId);
+  if (!reachable || !(await spaceExists(tx, spaceId))) {
+    throw hubError('SPACE_NOT_FOUND', spaceId);
+  }
+  return spaceId;
 }
 
 export function acceptedBody({ capture: row, duplicate }: CaptureResult): CaptureAccepted {

@@ -1,5 +1,5 @@
-// How ingestion calls the guarded client: limits from the configuration, the address check switched off only by
-// VOID_INGEST_ALLOW_PRIVATE, and the safe-fetch test seams (fake DNS, addresses that count as public) for tests
+// How ingestion calls the guarded client: limits from the configuration, the private ranges and names the owner
+// allows (INGEST_ALLOW_PRIVATE), the address check switched off only by VOID_INGEST_ALLOW_PRIVATE (tests), and the safe-fetch test seams (fake DNS, addresses that count as public) for tests
 // that exercise the address rules through the whole capture path.
 import type { Config } from '../../config.ts';
 import { FetchRefusedError, type SafeFetchOptions } from '../../lib/safe-fetch.ts';
@@ -14,33 +14,49 @@ export function setIngestFetchSeams(next: IngestFetchSeams | null): void {
   seams = next ?? {};
 }
 
-type FetchConfig = Pick<Config, 'allowPrivateFetch' | 'ingestMaxBytes' | 'ingestTimeoutMs'>;
+export type AddressConfig = Pick<Config, 'allowPrivateFetch' | 'ingestAllowPrivate'>;
+type FetchConfig = AddressConfig &
+  Pick<Config, 'ingestMaxBytes' | 'ingestTimeoutMs' | 'ingestHeadersTimeoutMs'>;
 
-/** The address policy alone, for checking a URL when it is captured. */
-export function addressPolicy(config: Pick<Config, 'allowPrivateFetch'>) {
-  return { allowPrivate: config.allowPrivateFetch, treatAsPublic: seams.treatAsPublic };
+/** The address policy alone, for checking a URL (and what its name resolves to) when it is captured. */
+export function addressPolicy(config: AddressConfig) {
+  return {
+    allowPrivate: config.allowPrivateFetch,
+    allowList: config.ingestAllowPrivate,
+    treatAsPublic: seams.treatAsPublic,
+    lookup: seams.lookup,
+  };
 }
 
 export function ingestFetchOptions(config: FetchConfig, maxBytes = config.ingestMaxBytes): SafeFetchOptions {
   return {
     ...addressPolicy(config),
-    lookup: seams.lookup,
     maxBytes,
     totalTimeoutMs: config.ingestTimeoutMs,
-    headersTimeoutMs: Math.min(10_000, config.ingestTimeoutMs),
+    headersTimeoutMs: config.ingestHeadersTimeoutMs,
     bodyTimeoutMs: Math.min(30_000, config.ingestTimeoutMs),
   };
 }
+
+/**
+ * Attempts a name that does not resolve gets, whatever INGEST_MAX_ATTEMPTS says: a typo'd or vanished host stays
+ * unresolvable, and a resolver that is briefly down is back within the few minutes these attempts span.
+ */
+export const dnsMaxAttempts = 3;
 
 // Refusals a later attempt can get past: the network or the site may be back. Everything else (a blocked address,
 // a bad scheme, a body over the limit, a redirect loop) fails the same way every time.
 const transientRules = new Set(['timeout', 'connect', 'dns']);
 
-/** A fetch failure as the job should treat it: permanent ones fail the job at once, others are retried. */
-export function fetchFailure(error: unknown, what: string): Error {
+/**
+ * A fetch failure as the job should treat it: permanent ones fail the job at once, others are retried; a DNS
+ * failure only until the job's `attempt` reaches dnsMaxAttempts.
+ */
+export function fetchFailure(error: unknown, what: string, attempt = 1): Error {
   if (error instanceof FetchRefusedError) {
     const message = `${what}: ${error.message} (rule: ${error.rule})`;
-    return transientRules.has(error.rule)
+    const transient = transientRules.has(error.rule) && (error.rule !== 'dns' || attempt < dnsMaxAttempts);
+    return transient
       ? new Error(message, { cause: error })
       : new PermanentJobError(message, { cause: error });
   }

@@ -2,12 +2,13 @@
 // document of the URL in its space. Both are idempotent (the document is upserted on space and URL), so a job that
 // runs twice, say after a crash, still leaves one document.
 import type { JobHelpers } from 'graphile-worker';
+import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from '../../lib/extract.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
 import { upsertSourceDocByUrl } from '../source-docs/store.ts';
-import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from './extract.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
+import { syncLinkding } from './linkding.ts';
 import type { IngestPayload } from './schema.ts';
 import { completeCapture, failCapture, spaceExists } from './store.ts';
 import { fetchOembed, runTranscriptCommand } from './video.ts';
@@ -21,12 +22,13 @@ function titleFromUrl(url: string): string {
 async function fetchDocument(
   deps: JobDeps,
   url: string,
+  attempt: number,
 ): Promise<Extracted & { meta: Record<string, unknown> }> {
   let response: Awaited<ReturnType<typeof safeFetch>>;
   try {
     response = await safeFetch(url, ingestFetchOptions(deps.config));
   } catch (error) {
-    throw fetchFailure(error, 'fetch failed');
+    throw fetchFailure(error, 'fetch failed', attempt);
   }
   if (response.status >= 400) throw statusFailure(response.status, response.url, 'fetch failed');
   const declared = response.contentType;
@@ -39,7 +41,7 @@ async function fetchDocument(
   }
   let extracted: Extracted;
   try {
-    extracted = await extractDocument(response.body, type, declared);
+    extracted = await extractDocument(response.body, type, declared, deps.config.documentMaxChars);
   } catch (error) {
     if (error instanceof ExtractionError) throw new PermanentJobError(`${response.url}: ${error.message}`);
     throw error;
@@ -53,8 +55,8 @@ async function fetchDocument(
   return { ...extracted, meta };
 }
 
-async function ingestUrl(deps: JobDeps, payload: IngestPayload): Promise<void> {
-  const document = await fetchDocument(deps, payload.url);
+async function ingestUrl(deps: JobDeps, payload: IngestPayload, attempt: number): Promise<void> {
+  const document = await fetchDocument(deps, payload.url, attempt);
   await store(deps, payload, {
     title: payload.title ?? document.title ?? titleFromUrl(payload.url),
     content: document.content,
@@ -115,7 +117,8 @@ async function store(
   });
 }
 
-type Ingest = (deps: JobDeps, payload: IngestPayload) => Promise<void>;
+/** `attempt` counts from 1: DNS failures are given fewer attempts than the job's maximum (fetching.ts). */
+type Ingest = (deps: JobDeps, payload: IngestPayload, attempt: number) => Promise<void>;
 
 function executor(deps: JobDeps, ingest: Ingest) {
   return async (payload: IngestPayload, helpers: JobHelpers) => {
@@ -123,7 +126,7 @@ function executor(deps: JobDeps, ingest: Ingest) {
       if (!(await spaceExists(deps.sql, payload.space_id))) {
         throw new PermanentJobError(`the space ${payload.space_id} no longer exists`);
       }
-      await ingest(deps, payload);
+      await ingest(deps, payload, helpers.job.attempts);
     } catch (error) {
       const final = error instanceof PermanentJobError || helpers.job.attempts >= helpers.job.max_attempts;
       if (final) await failCapture(deps.sql, payload.capture_id, (error as Error).message);
@@ -135,4 +138,13 @@ function executor(deps: JobDeps, ingest: Ingest) {
 export const captureTasks: DomainTasks = (deps) => ({
   'ingest.url': executor(deps, ingestUrl),
   'ingest.video': executor(deps, ingestVideo),
+  'linkding.sync': async (_payload, helpers) => {
+    const linkding = deps.config.linkding;
+    if (!linkding) throw new PermanentJobError('linkding is not configured (LINKDING_URL, LINKDING_TOKEN)');
+    const report = await syncLinkding(deps, linkding, { warn: (message) => helpers.logger.warn(message) });
+    helpers.logger.info(
+      `linkding: ${report.read} bookmarks read, ${report.captured} captured, ${report.duplicates} already ` +
+        `captured, ${report.skipped} skipped`,
+    );
+  },
 });

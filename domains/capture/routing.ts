@@ -1,7 +1,7 @@
 // Which job a captured URL becomes, and the URL rules checked before anything is queued.
-import type { Config } from '../../config.ts';
-import { checkUrl, FetchRefusedError } from '../../lib/safe-fetch.ts';
-import { addressPolicy } from './fetching.ts';
+import { hubError } from '../../lib/errors.ts';
+import { checkUrl, checkUrlResolved, FetchRefusedError } from '../../lib/safe-fetch.ts';
+import { type AddressConfig, addressPolicy } from './fetching.ts';
 
 export type CaptureTask = 'ingest.url' | 'ingest.video';
 
@@ -19,19 +19,28 @@ export function taskFor(url: URL): CaptureTask {
   return videoHosts.has(host) ? 'ingest.video' : 'ingest.url';
 }
 
-export class CaptureUrlError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CaptureUrlError';
-  }
+function refused(error: unknown): never {
+  if (error instanceof FetchRefusedError) throw hubError('URL_REFUSED', `URL refused: ${error.reason}`);
+  throw error;
 }
 
-/** The URL rules that need no network (syntax, http(s) only, no credentials, no blocked IP literal). */
-export function checkCaptureUrl(url: string, config: Pick<Config, 'allowPrivateFetch'>): URL {
+/** The URL rules that need no network (syntax, http(s) only, no credentials, no blocked IP literal): 400 URL_REFUSED. */
+export function checkCaptureUrl(url: string, config: AddressConfig): URL {
   try {
     return checkUrl(url, addressPolicy(config));
   } catch (error) {
-    if (error instanceof FetchRefusedError) throw new CaptureUrlError(`URL refused: ${error.reason}`);
-    throw error;
+    refused(error);
+  }
+}
+
+/**
+ * checkCaptureUrl plus the addresses a host name resolves to, so `http://localhost/` is refused at intake exactly as
+ * `http://127.0.0.1/` is (400 URL_REFUSED); a name that does not resolve is left to the job, which retries it.
+ */
+export async function checkCaptureUrlResolved(url: string, config: AddressConfig): Promise<URL> {
+  try {
+    return await checkUrlResolved(url, addressPolicy(config));
+  } catch (error) {
+    refused(error);
   }
 }

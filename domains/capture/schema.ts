@@ -43,6 +43,9 @@ export const IngestPayload = Type.Object(
 );
 export type IngestPayload = Static<typeof IngestPayload>;
 
+/** linkding.sync reads everything it needs from the configuration. */
+export const LinkdingSyncPayload = Type.Object({}, { additionalProperties: false });
+
 export const CaptureAccepted = Type.Object(
   {
     capture_id: Uuid,
@@ -53,7 +56,12 @@ export const CaptureAccepted = Type.Object(
     url: Type.String(),
     space_id: Uuid,
     title: Type.Union([Type.String(), Type.Null()]),
-    state: Type.Union([Type.Literal('queued'), Type.Literal('completed'), Type.Literal('failed')]),
+    state: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('completed'),
+      Type.Literal('failed'),
+      Type.Literal('cancelled'),
+    ]),
   },
   { $id: 'CaptureAccepted' },
 );
@@ -62,8 +70,20 @@ export type CaptureAccepted = Static<typeof CaptureAccepted>;
 /** The stored document, as GET /api/source-docs/:id shows it (a copy: that schema's $id lives in its domain). */
 export const UploadedDoc = Type.Object(SourceDoc.properties);
 
+/** An upload waiting for approval: the file itself rides along, base64-encoded (at most UPLOAD_MAX_BYTES). */
+export const UploadChange = Type.Object(
+  {
+    space_id: Uuid,
+    title: Type.Optional(Type.String({ maxLength: 500 })),
+    filename: Type.String({ maxLength: 1000 }),
+    mimetype: Type.String({ maxLength: 255 }),
+    content_base64: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9+/]*={0,2}$' }),
+  },
+  { additionalProperties: false },
+);
+
 export const IngestParams = Type.Object({
-  service: Type.String({ maxLength: 64, description: 'karakeep, linkding or generic' }),
+  service: Type.String({ maxLength: 64, description: 'karakeep or generic' }),
 });
 
 export const IngestQuery = Type.Object({
@@ -80,6 +100,11 @@ export const IngestHeaders = Type.Object({
         'sha256=<hex>: HMAC-SHA256 of the raw request body with WEBHOOK_SECRET, lower- or upper-case hex',
     }),
   ),
+  authorization: Type.Optional(
+    Type.String({
+      description: 'Bearer <WEBHOOK_SECRET>: what a stock Karakeep sends (the token of its webhook settings)',
+    }),
+  ),
 });
 
 export const WebhookResult = Type.Object({
@@ -88,4 +113,11 @@ export const WebhookResult = Type.Object({
   status: Type.Union([Type.Literal('captured'), Type.Literal('duplicate'), Type.Literal('ignored')]),
   reason: Type.Optional(Type.String()),
   capture: Type.Union([Type.Ref('CaptureAccepted'), Type.Null()]),
+});
+
+/** The upload form as the OpenAPI document shows it (the route reads the parts as a stream, in any order). */
+export const UploadForm = Type.Object({
+  space_id: { ...Uuid, description: 'an existing space (in an agent’s scope)' },
+  file: Type.String({ format: 'binary', description: 'text, Markdown, HTML or PDF' }),
+  title: Type.Optional(Type.String({ maxLength: 500 })),
 });

@@ -3,7 +3,7 @@
 import type { Db } from '../../plugins/db.ts';
 import type { CaptureTask } from './routing.ts';
 
-export type CaptureState = 'queued' | 'completed' | 'failed';
+export type CaptureState = 'queued' | 'completed' | 'failed' | 'cancelled';
 
 export interface CaptureRow {
   id: string;
@@ -87,4 +87,19 @@ export async function defaultSpaceId(sql: Db): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
     select id from spaces where lower(name) = lower(${defaultSpaceName})`;
   return row.id;
+}
+
+/** Where a pull (linkding) stopped: the newest modification time it has read, or null before its first run. */
+export async function readSyncCursor(sql: Db, source: string): Promise<Date | null> {
+  const [row] = await sql<
+    { cursor: Date }[]
+  >`select cursor from capture_sync_cursors where source = ${source}`;
+  return row?.cursor ?? null;
+}
+
+export async function writeSyncCursor(sql: Db, source: string, cursor: Date): Promise<void> {
+  await sql`
+    insert into capture_sync_cursors (source, cursor) values (${source}, ${cursor})
+    on conflict (source) do update set cursor = greatest(capture_sync_cursors.cursor, excluded.cursor),
+      updated_at = now()`;
 }

@@ -14,9 +14,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
+import { tidyText } from '../../lib/extract.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
-import { tidyText } from './extract.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
 
 export interface OEmbed {
@@ -36,7 +36,12 @@ function stringField(value: unknown): string | undefined {
 
 type OembedConfig = Pick<
   Config,
-  'videoOembedUrl' | 'allowPrivateFetch' | 'ingestMaxBytes' | 'ingestTimeoutMs'
+  | 'videoOembedUrl'
+  | 'allowPrivateFetch'
+  | 'ingestAllowPrivate'
+  | 'ingestMaxBytes'
+  | 'ingestTimeoutMs'
+  | 'ingestHeadersTimeoutMs'
 >;
 
 export async function fetchOembed(config: OembedConfig, videoUrl: string): Promise<OEmbed> {

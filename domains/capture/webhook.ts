@@ -1,5 +1,6 @@
-// The bookmark webhook: the signature over the raw body, and one parser per bookmark service turning its payload
-// into a bookmark to capture (or an event to acknowledge without capturing).
+// The bookmark webhook: who may deliver (an HMAC signature over the raw body, or the shared secret as a bearer
+// token), and one parser per bookmark service turning its payload into a bookmark to capture (or an event to
+// acknowledge without capturing).
 import { createHash } from 'node:crypto';
 import { type Static, type TSchema, Type } from 'typebox';
 import { Check, Errors } from 'typebox/value';
@@ -12,6 +13,28 @@ export function signatureMatches(secret: string, raw: Buffer, header: string | u
   const match = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '');
   if (!match) return false;
   return constantTimeEqual(hmacSha256Hex(secret, raw), match[1].toLowerCase());
+}
+
+/**
+ * Why a delivery does not prove it knows the secret, or null when it does: `Authorization: Bearer <secret>` (stock
+ * Karakeep), compared in constant time, or the HMAC signature header over the body.
+ */
+export function deliveryProblem(
+  secret: string,
+  raw: Buffer,
+  headers: { authorization?: string; [signatureHeader]?: string },
+): string | null {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  const signature = headers[signatureHeader];
+  if (bearer) {
+    // Digests have one length whatever the token's, so the comparison tells nothing about the secret's length.
+    if (constantTimeEqual(digest(bearer[1]), digest(secret))) return null;
+    if (!signature) return 'the bearer token does not match WEBHOOK_SECRET';
+  }
+  if (typeof signature !== 'string' || signature === '') {
+    return `missing ${signatureHeader} header (sha256=<hex HMAC of the body>) or Authorization: Bearer <WEBHOOK_SECRET>`;
+  }
+  return signatureMatches(secret, raw, signature) ? null : `${signatureHeader} does not match the body`;
 }
 
 export interface Bookmark {
@@ -43,36 +66,23 @@ function checked<T extends TSchema>(schema: T, body: unknown, service: string): 
   );
 }
 
-function bodyDigest(raw: Buffer): string {
+function digest(raw: Buffer | string): string {
   return createHash('sha256').update(raw).digest('hex');
 }
 
 const Tags = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });
 
-// Karakeep posts { jobId, bookmarkId, userId, url, type, operation } for created, edited, crawled, ai tagged and
-// deleted bookmarks; the same event redelivered carries the same jobId.
+// A stock Karakeep (apps/workers/workers/webhookWorker.ts) posts JSON.stringify({ jobId, bookmarkId, userId, url,
+// type, operation }) for created, edited, crawled, ai tagged and deleted bookmarks: `url` is left out for text and
+// asset bookmarks, and `url` and `type` for a deleted one (the bookmark is gone when the webhook runs). It sends
+// `Authorization: Bearer <token>` when a token is set, signs nothing, and retries a failed delivery a few times.
 export const KarakeepPayload = Type.Object({
   jobId: Type.Union([Type.String({ minLength: 1, maxLength: 150 }), Type.Integer()]),
-  bookmarkId: Type.String({ minLength: 1 }),
+  bookmarkId: Type.String({ minLength: 1, maxLength: 150 }),
   userId: Type.Optional(Type.String()),
   url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  type: Type.String(),
-  operation: Type.String(),
-});
-
-// linkding (webhook extension) posts { event, bookmark } for new and deleted bookmarks and
-// { event, old_bookmark, new_bookmark } for edits.
-const LinkdingBookmark = Type.Object({
-  url: Type.String({ minLength: 1 }),
-  id: Type.Optional(Type.Integer()),
-  title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  website_title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  tags: Type.Optional(Tags),
-});
-export const LinkdingPayload = Type.Object({
-  event: Type.String(),
-  bookmark: Type.Optional(LinkdingBookmark),
-  new_bookmark: Type.Optional(LinkdingBookmark),
+  type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  operation: Type.String({ maxLength: 100 }),
 });
 
 export const GenericPayload = Type.Object(
@@ -90,52 +100,33 @@ function nonEmpty(value: string | null | undefined): string | undefined {
   return trimmed ? trimmed.slice(0, 500) : undefined;
 }
 
+/** The operations whose bookmark is captured; crawled, ai tagged, deleted and any newer ones are acknowledged. */
+const karakeepCaptured = new Set(['created', 'edited']);
+
 function karakeep(body: unknown): WebhookOutcome {
   const event = checked(KarakeepPayload, body, 'karakeep');
   const operation = event.operation;
   if (operation === 'deleted') {
     return { kind: 'ignore', operation, reason: 'deletion acknowledged; the captured document is kept' };
   }
-  if (operation !== 'created' && operation !== 'edited') {
+  if (!karakeepCaptured.has(operation)) {
     return { kind: 'ignore', operation, reason: `operation "${operation}" is not captured` };
   }
   if (typeof event.url !== 'string' || event.url === '') {
-    return { kind: 'ignore', operation, reason: `a ${event.type} bookmark has no URL to capture` };
-  }
-  return {
-    kind: 'capture',
-    operation,
-    bookmark: { url: event.url, idempotency_key: `karakeep:${event.jobId}` },
-  };
-}
-
-function linkding(body: unknown, raw: Buffer): WebhookOutcome {
-  const event = checked(LinkdingPayload, body, 'linkding');
-  const operation = event.event;
-  if (operation === 'deleted_bookmark') {
-    return { kind: 'ignore', operation, reason: 'deletion acknowledged; the captured document is kept' };
-  }
-  const bookmark =
-    operation === 'new_bookmark'
-      ? event.bookmark
-      : operation === 'updated_bookmark'
-        ? event.new_bookmark
-        : null;
-  if (bookmark === null) return { kind: 'ignore', operation, reason: `event "${operation}" is not captured` };
-  if (!bookmark) {
-    throw new WebhookPayloadError(
-      `not a linkding webhook payload: ${operation} without ${operation === 'new_bookmark' ? 'bookmark' : 'new_bookmark'}`,
-    );
+    return {
+      kind: 'ignore',
+      operation,
+      reason: `a ${event.type ?? 'text or asset'} bookmark has no URL to capture`,
+    };
   }
   return {
     kind: 'capture',
     operation,
     bookmark: {
-      url: bookmark.url,
-      title: nonEmpty(bookmark.title) ?? nonEmpty(bookmark.website_title),
-      tags: bookmark.tags,
-      // linkding sends no delivery id: the same body delivered twice is the same event.
-      idempotency_key: `linkding:${bodyDigest(raw)}`,
+      url: event.url,
+      // A redelivery carries the same job id (a duplicate); an edit is a new job and captures again. The bookmark
+      // id is part of the key because job ids start over when Karakeep's queue does.
+      idempotency_key: `karakeep:${event.bookmarkId}:${event.jobId}`,
     },
   };
 }
@@ -149,14 +140,15 @@ function generic(body: unknown, raw: Buffer): WebhookOutcome {
       url: event.url,
       title: nonEmpty(event.title),
       tags: event.tags,
-      idempotency_key: `generic:${event.idempotency_key ?? bodyDigest(raw)}`,
+      idempotency_key: `generic:${event.idempotency_key ?? digest(raw)}`,
     },
   };
 }
 
 export type WebhookParser = (body: unknown, raw: Buffer) => WebhookOutcome;
 
-export const webhookParsers: Readonly<Record<string, WebhookParser>> = { karakeep, linkding, generic };
+// linkding sends no webhooks: its bookmarks are pulled (linkding.ts).
+export const webhookParsers: Readonly<Record<string, WebhookParser>> = { karakeep, generic };
 
 export function parserFor(service: string): WebhookParser | undefined {
   return Object.hasOwn(webhookParsers, service) ? webhookParsers[service] : undefined;

@@ -4,6 +4,7 @@
 import { httpErrors } from '@fastify/sensible';
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { Config } from '../../config.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { spaceExists } from '../spaces/store.ts';
@@ -11,6 +12,8 @@ import { spaceExists } from '../spaces/store.ts';
 /** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
 export interface WriteContext {
   principal: Principal;
+  /** The service's configuration; the deferred actions (capture, upload) need its limits and address rules. */
+  config?: Config;
 }
 
 export interface Entity {

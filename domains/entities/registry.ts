@@ -3,6 +3,7 @@
 // handler, one transaction.
 import { httpErrors } from '@fastify/sensible';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { captureHandler, uploadHandler } from '../capture/entity.ts';
 import { pageHandler } from '../pages/entity.ts';
 import { projectHandler } from '../projects/entity.ts';
 import { refHandler } from '../refs/entity.ts';
@@ -23,8 +24,21 @@ export function isEntityType(value: unknown): value is EntityType {
   return typeof value === 'string' && (entityTypes as readonly string[]).includes(value);
 }
 
+/**
+ * Deferred actions: writes that are not entities of their own but go through the same gate (a suggest-tier agent's
+ * capture or upload waits for approval as a pending change; the approval performs it). Only `create` applies.
+ */
+export const actionTypes = ['capture', 'upload'] as const;
+/** What a pending change or an audited write can be about. */
+export const changeTypes = [...entityTypes, ...actionTypes] as const;
+export type ChangeType = (typeof changeTypes)[number];
+
+function isChangeType(value: unknown): value is ChangeType {
+  return typeof value === 'string' && (changeTypes as readonly string[]).includes(value);
+}
+
 export interface EntityWrite {
-  entity_type: EntityType;
+  entity_type: ChangeType;
   action: WriteAction;
   /** The target of an update or delete. */
   entity_id?: string;
@@ -40,17 +54,19 @@ export interface WriteResult {
   created: boolean;
 }
 
-const handlers: Record<EntityType, EntityHandler> = {
+const handlers: Record<ChangeType, EntityHandler> = {
   page: pageHandler,
   project: projectHandler,
   task: taskHandler,
   ref: refHandler,
   resource: resourceHandler,
   source_doc: sourceDocHandler,
+  capture: captureHandler,
+  upload: uploadHandler,
 };
 
 /** Entity types whose handler supports `upsert` (by external identity). */
-export const upsertableTypes: EntityType[] = entityTypes.filter(
+export const upsertableTypes: ChangeType[] = changeTypes.filter(
   (type) => handlers[type].upsert !== undefined,
 );
 
@@ -69,7 +85,7 @@ export async function applyEntityWriteIn(
   write: EntityWrite,
   ctx: WriteContext,
 ): Promise<WriteResult> {
-  if (!isEntityType(write.entity_type)) {
+  if (!isChangeType(write.entity_type)) {
     throw httpErrors.badRequest(`unknown entity type: ${String(write.entity_type)}`);
   }
   const handler = handlers[write.entity_type];

@@ -4,6 +4,7 @@
 // direct write is audited), agents only inside their space scope.
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import { applyDirect, proposeChange } from '../pending-changes/governance.ts';
@@ -40,17 +41,18 @@ export async function writeAs(
   principal: Principal,
   write: EntityWrite,
   spaceContext: string | null = null,
+  config?: Config,
 ): Promise<WriteOutcome> {
   const prepared = withAgentSpace(write, principal, spaceContext);
   if (principal.kind === 'owner') {
-    return { status: 'applied', result: await applyEntityWrite(sql, prepared, { principal }) };
+    return { status: 'applied', result: await applyEntityWrite(sql, prepared, { principal, config }) };
   }
   if (principal.tier === 'read') throw httpErrors.forbidden('read-tier agents cannot write');
   if (principal.tier === 'suggest') {
-    const change = await proposeChange(sql, principal, prepared);
+    const change = await proposeChange(sql, principal, prepared, config);
     return { status: 'pending', pending_change_id: change.id };
   }
-  return { status: 'applied', result: await applyDirect(sql, principal, prepared) };
+  return { status: 'applied', result: await applyDirect(sql, principal, prepared, config) };
 }
 
 /**

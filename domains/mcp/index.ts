@@ -19,6 +19,10 @@ const protocol = lazy(async () => {
 const tags = ['mcp'];
 
 const JsonRpc = Type.Unknown({ description: 'a JSON-RPC 2.0 message or batch (MCP)' });
+const JsonRpcError = Type.Unknown({
+  description:
+    'a JSON-RPC error: bad JSON-RPC (400), an Accept header without both JSON and event streams (406)',
+});
 
 async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const principal = request.principal;
@@ -68,7 +72,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: Type.Unknown({ description: 'the JSON-RPC response' }),
           202: Type.Null({ description: 'a notification or response was accepted' }),
-          ...errors(401, 415, 429),
+          ...errors(401, 413, 415, 429),
+          400: JsonRpcError,
+          406: JsonRpcError,
         },
       },
     },

@@ -1,5 +1,12 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import {
+  NullableDateInput,
+  NullableTimestamp,
+  PageQuery,
+  Paginated,
+  Timestamp,
+  Uuid,
+} from '../../lib/schemas.ts';
 
 export const NetworkHost = Type.Object(
   {
@@ -31,7 +38,7 @@ export const CreateNetworkHost = Type.Object(
     role: Type.Optional(short),
     os: Type.Optional(short),
     notes: Type.Optional(Type.String({ maxLength: 100_000 })),
-    last_seen_at: Type.Optional(NullableTimestamp),
+    last_seen_at: Type.Optional(NullableDateInput),
   },
   { additionalProperties: false },
 );
@@ -44,7 +51,7 @@ export const UpdateNetworkHost = Type.Object(
     role: Type.Optional(short),
     os: Type.Optional(short),
     notes: Type.Optional(Type.String({ maxLength: 100_000 })),
-    last_seen_at: Type.Optional(NullableTimestamp),
+    last_seen_at: Type.Optional(NullableDateInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
@@ -27,7 +27,7 @@ const position = Type.Integer({
 
 export const CreatePage = Type.Object(
   {
-    space_id: Type.Optional(Uuid),
+    space_id: CreateSpaceId,
     parent_id: Type.Optional(NullableUuid),
     position: Type.Optional(position),
     title,

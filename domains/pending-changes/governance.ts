@@ -4,6 +4,7 @@
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
+import type { Config } from '../../config.ts';
 import type { ErrorCode } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
@@ -34,10 +35,15 @@ class Rehearsed extends Error {
  * Runs the write exactly as it would apply, as the proposing agent (its scope checked by the handlers), and rolls
  * it back: validation, scope, missing targets and conflicts surface now, as the REST caller's error.
  */
-async function rehearse(tx: TransactionSql, write: EntityWrite, principal: Principal): Promise<WriteResult> {
+async function rehearse(
+  tx: TransactionSql,
+  write: EntityWrite,
+  principal: Principal,
+  config: Config | undefined,
+): Promise<WriteResult> {
   try {
     await tx.savepoint(async (sp) => {
-      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal }));
+      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal, config }));
     });
   } catch (error) {
     if (error instanceof Rehearsed) return error.result;
@@ -64,10 +70,11 @@ export async function proposeChange(
   sql: Sql,
   principal: AgentPrincipal,
   write: EntityWrite,
+  config?: Config,
 ): Promise<PendingChangeRow> {
   const payload = payloadOf(write);
   return sql.begin(async (tx) => {
-    const preview = await rehearse(tx, write, principal);
+    const preview = await rehearse(tx, write, principal, config);
     return insertPendingChange(tx, {
       agent_id: principal.agentId,
       entity_type: write.entity_type,
@@ -84,9 +91,10 @@ export async function applyDirect(
   sql: Sql,
   principal: AgentPrincipal,
   write: EntityWrite,
+  config?: Config,
 ): Promise<WriteResult> {
   return sql.begin(async (tx) => {
-    const result = await applyEntityWriteIn(tx, write, { principal });
+    const result = await applyEntityWriteIn(tx, write, { principal, config });
     await insertAuditEntry(tx, {
       actor: actorOf(principal),
       action: 'apply_direct',
@@ -123,6 +131,7 @@ export async function approveChange(
   id: string,
   principal: Principal,
   log: FastifyBaseLogger,
+  config?: Config,
 ): Promise<Approval> {
   const claimed = await claimPendingChange(sql, id);
   if (!claimed) {
@@ -155,7 +164,7 @@ export async function approveChange(
     return (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
         throw httpErrors.conflict('the change was claimed by another approval');
-      const result = await applyEntityWriteIn(tx, writeOf(claimed), { principal });
+      const result = await applyEntityWriteIn(tx, writeOf(claimed), { principal, config });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
         ...audited,

@@ -100,7 +100,13 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const approval = await approveChange(app.sql, request.params.id, approver(request), request.log);
+      const approval = await approveChange(
+        app.sql,
+        request.params.id,
+        approver(request),
+        request.log,
+        app.config,
+      );
       if (approval.ok) return approval.change;
       const { statusCode, code, message, change } = approval;
       if (!change || !isFailureCode(statusCode)) throw httpErrors.createError(statusCode, message);

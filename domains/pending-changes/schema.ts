@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
-import { entityTypes, writeActions } from '../entities/registry.ts';
+import { changeTypes, writeActions } from '../entities/registry.ts';
 
 export const pendingStatuses = ['pending', 'applying', 'applied', 'rejected'] as const;
 
-const EntityTypeSchema = Type.Enum([...entityTypes]);
+const EntityTypeSchema = Type.Enum([...changeTypes]);
 const ActionSchema = Type.Enum([...writeActions]);
 const StatusSchema = Type.Enum([...pendingStatuses]);
 

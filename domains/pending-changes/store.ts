@@ -1,14 +1,14 @@
 // Pending changes: suggest-tier agents' writes waiting for the owner. Status moves pending -> applying (claimed by
 // one approval) -> applied, back to pending when applying fails, or pending -> rejected.
 import type { Db } from '../../plugins/db.ts';
-import type { EntityType, WriteAction } from '../entities/registry.ts';
+import type { ChangeType, WriteAction } from '../entities/registry.ts';
 
 export type PendingStatus = 'pending' | 'applying' | 'applied' | 'rejected';
 
 export interface PendingChangeRow {
   id: string;
   agent_id: string | null;
-  entity_type: EntityType;
+  entity_type: ChangeType;
   action: WriteAction;
   entity_id: string | null;
   space_id: string | null;

@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import {
+  CreateSpaceId,
+  NullableTimestamp,
+  PageQuery,
+  Paginated,
+  Patch,
+  Timestamp,
+  Uuid,
+} from '../../lib/schemas.ts';
 
 export const ProjectStatus = Type.Enum(['planned', 'active', 'paused', 'done', 'archived']);
 export const ResearchStatus = Type.Enum(['idle', 'queued', 'running', 'done', 'failed']);
@@ -25,7 +33,7 @@ const notes = Type.String({ maxLength: 200_000 });
 
 export const CreateProject = Type.Object(
   {
-    space_id: Type.Optional(Uuid),
+    space_id: CreateSpaceId,
     name,
     status: Type.Optional(ProjectStatus),
     research_status: Type.Optional(ResearchStatus),

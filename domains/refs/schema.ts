@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const Ref = Type.Object(
   {
@@ -30,7 +30,7 @@ const notes = Type.String({ maxLength: 200_000 });
 /** Create and upsert take the same body: the external identity names the ref. */
 export const CreateRef = Type.Object(
   {
-    space_id: Type.Optional(Uuid),
+    space_id: CreateSpaceId,
     source,
     external_id: externalId,
     url: Type.Optional(url),

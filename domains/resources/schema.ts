@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 const Blob = Type.Record(Type.String(), Type.Unknown());
 
@@ -36,7 +36,7 @@ const blob = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 500 });
 
 export const CreateResource = Type.Object(
   {
-    space_id: Type.Optional(Uuid),
+    space_id: CreateSpaceId,
     name,
     kind: Type.Optional(kind),
     host: Type.Optional(host),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { CreateSpaceId, DateInput, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const SourceDocOrigin = Type.Enum(['url', 'upload', 'webhook', 'video']);
 
@@ -29,13 +29,13 @@ const metadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 200
 
 export const CreateSourceDoc = Type.Object(
   {
-    space_id: Type.Optional(Uuid),
+    space_id: CreateSpaceId,
     url: Type.Optional(url),
     title: Type.Optional(title),
     content: Type.Optional(content),
     content_type: Type.Optional(contentType),
     origin: Type.Optional(SourceDocOrigin),
-    captured_at: Type.Optional(Timestamp),
+    captured_at: Type.Optional(DateInput),
     metadata: Type.Optional(metadata),
   },
   { additionalProperties: false },

@@ -1,7 +1,12 @@
-// Liveness, readiness and version.
+// Liveness, readiness and version. Liveness answers 503 from the moment shutdown begins; readiness answers within
+// its own short deadline (a frozen database must not hold the probe) and says not ready while the database is away.
+// Both are polled constantly, so their request lines are logged at debug level only.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { pendingMigrations } from '../../lib/migrate.ts';
+import { errors } from '../../lib/schemas.ts';
 import { version } from '../../lib/version.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { countLiveWorkerProcesses } from '../../worker/records.ts';
@@ -21,22 +26,57 @@ const Readiness = Type.Object({
   ),
 });
 
+/** How long readiness waits for the database before it says not ready. */
+const readinessDeadlineMs = 1500;
+
+/** `work`, or `fallback` once `ms` have passed without an answer. */
+async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  let closing = false;
+  // The routes' own request lines are raised to warn (quiet); one debug line per poll replaces them.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url === '/api/healthz' || request.routeOptions.url === '/api/readyz') {
+      app.log.debug({ url: request.url, statusCode: reply.statusCode }, 'health poll answered');
+    }
+  });
+  // preClose runs while the server still takes connections: during the drain a load balancer sees 503 and stops
+  // sending traffic before the listener closes.
+  app.addHook('preClose', async () => {
+    closing = true;
+    if (app.config.shutdownDrainMs > 0) await sleep(app.config.shutdownDrainMs);
+  });
+
   app.get(
     '/healthz',
     {
+      logLevel: 'warn',
       schema: {
         tags: ['system'],
-        summary: 'Liveness',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        summary: 'Liveness: 503 once shutdown has begun',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errors(503) },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    async () => {
+      if (closing) throw hubError('SHUTTING_DOWN');
+      return { status: 'ok' as const };
+    },
   );
 
   app.get(
     '/readyz',
     {
+      logLevel: 'warn',
       schema: {
         tags: ['system'],
         summary: 'Readiness: database reachable, migrations applied, worker running',
@@ -44,24 +84,40 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const database = await app.sql`select 1`.then(
-        () => true,
-        () => false,
-      );
-      const pending = database ? await pendingMigrations(app.sql) : [];
+      const probe = app.database
+        ? app.database.check()
+        : app.sql`select 1`.then(
+            () => true,
+            () => false,
+          );
+      const started = Date.now();
+      let database = await within(readinessDeadlineMs, probe, false);
+      const left = Math.max(100, readinessDeadlineMs - (Date.now() - started));
+      const pending = database
+        ? await within(
+            left,
+            pendingMigrations(app.sql).catch(() => null),
+            null,
+          )
+        : [];
+      if (pending === null) database = false;
       const worker = app.jobs.state();
-      const ready = database && pending.length === 0 && (worker === 'running' || worker === 'separate');
+      const ready = database && pending?.length === 0 && (worker === 'running' || worker === 'separate');
       const processes =
         worker === 'separate' && database
-          ? await countLiveWorkerProcesses(app.sql).catch((error: unknown) => {
-              request.log.warn({ err: error }, 'counting the worker processes failed');
-              return undefined;
-            })
+          ? await within(
+              readinessDeadlineMs,
+              countLiveWorkerProcesses(app.sql).catch((error: unknown) => {
+                request.log.warn({ err: error }, 'counting the worker processes failed');
+                return undefined;
+              }),
+              undefined,
+            )
           : undefined;
       return reply.status(ready ? 200 : 503).send({
         status: ready ? 'ready' : 'not_ready',
         database,
-        migrations: { pending },
+        migrations: { pending: pending ?? [] },
         worker,
         ...(processes === undefined ? {} : { worker_processes: processes }),
       });

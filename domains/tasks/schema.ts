@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import {
+  NullableDateInput,
+  NullableTimestamp,
+  PageQuery,
+  Paginated,
+  Patch,
+  Timestamp,
+  Uuid,
+} from '../../lib/schemas.ts';
 
 export const TaskStatus = Type.Enum(['todo', 'doing', 'done', 'cancelled']);
 
@@ -27,7 +35,7 @@ export const CreateTask = Type.Object(
     space_id: Type.Optional(Uuid),
     title,
     status: Type.Optional(TaskStatus),
-    due_at: Type.Optional(NullableTimestamp),
+    due_at: Type.Optional(NullableDateInput),
     notes: Type.Optional(notes),
   },
   { additionalProperties: false },
@@ -38,7 +46,7 @@ export const UpdateTask = Patch({
   project_id: Uuid,
   title,
   status: TaskStatus,
-  due_at: NullableTimestamp,
+  due_at: NullableDateInput,
   notes,
 });
 export type UpdateTask = Static<typeof UpdateTask>;

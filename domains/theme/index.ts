@@ -24,6 +24,25 @@ const Overrides = Type.Record(Type.String(), Type.Unknown(), {
   description: `Any of: ${colourNames.join(', ')}; each #rgb or #rrggbb.`,
 });
 type Overrides = Static<typeof Overrides>;
+/** What GET /theme answers, sent back as it came: the palette decides, overrides are implied by it. */
+const ThemeInput = Type.Object(
+  {
+    palette: Type.Record(Type.String(), Type.Unknown()),
+    overrides: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+const ThemeBody = Type.Union([ThemeInput, Overrides], {
+  description: `The overrides (colour name to #rgb or #rrggbb), or what GET /theme returns: { palette, overrides }, of which only the palette colours that differ from the defaults are stored.`,
+});
+
+/** The flat overrides a body means: a returned theme keeps only its palette colours that are not the default. */
+function overridesOf(body: Static<typeof ThemeBody>): Overrides {
+  if (!('palette' in body) || typeof body.palette !== 'object' || body.palette === null) return body;
+  const palette = validOverrides(body.palette as Overrides);
+  const defaults: Record<string, string> = defaultPalette;
+  return Object.fromEntries(Object.entries(palette).filter(([name, colour]) => colour !== defaults[name]));
+}
 
 /** Checks every key and colour, naming the first bad one, so a 400 tells the owner exactly what to fix. */
 function validOverrides(input: Overrides): Record<string, string> {
@@ -72,18 +91,18 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       summary,
-      body: Overrides,
+      body: ThemeBody,
       response: { 200: Type.Ref('Theme'), ...errors(400, 401, 403) },
     },
   });
 
   app.put('/theme', writeSchema('Replace the overrides'), async (request) => {
-    await writeSetting(app.sql, themeSetting, validOverrides(request.body));
+    await writeSetting(app.sql, themeSetting, validOverrides(overridesOf(request.body)));
     return current();
   });
 
   app.post('/theme', writeSchema('Merge colours into the overrides'), async (request) => {
-    const merged = validOverrides(request.body);
+    const merged = validOverrides(overridesOf(request.body));
     await app.sql.begin(async (tx) => {
       // The row lock keeps two concurrent merges from losing each other's colours.
       await tx`select 1 from app_settings where key = 'theme' for update`;

@@ -133,7 +133,11 @@ t.test('the same idempotency key returns the first capture and queues nothing mo
   t.equal(again.statusCode, 202);
   t.same(again.json(), { ...first.json(), duplicate: true });
   const other = await post(ta, { url: 'https://youtu.be/zzz', idempotency_key: 'same' });
-  t.same(other.json(), { ...first.json(), duplicate: true }, 'a key is bound to its first capture');
+  t.equal(other.statusCode, 409, 'a key is bound to its first capture: another URL is refused');
+  t.match(other.json(), {
+    code: 'IDEMPOTENCY_KEY_REUSED',
+    message: /another URL \(https:\/\/example\.org\/a\)/,
+  });
   t.equal((await queued(ta)).length, 1);
 });
 
@@ -192,30 +196,55 @@ t.test('agents capture into the spaces in their scope; the owner anywhere', asyn
     url: '/api/capture',
     payload: { url: 'https://example.org/s1', idempotency_key: 's1', space_id: home.id },
   });
-  t.equal(
-    inScope.statusCode,
-    202,
-    'a suggest-tier agent captures directly: a capture is not an entity write',
-  );
-  t.notOk('pending_change_id' in inScope.json());
+  t.equal(inScope.statusCode, 202, "a suggest-tier agent's capture waits for the owner");
+  t.match(inScope.json(), { pending_change_id: String, status: 'pending' });
+  t.equal((await queued(ta)).length, 0, 'nothing is queued before approval');
   const outside = await ta.asAgent(scoped.token, {
     method: 'POST',
     url: '/api/capture',
     payload: { url: 'https://example.org/s2', idempotency_key: 's2', space_id: work.id },
   });
-  t.equal(outside.statusCode, 403);
+  t.equal(outside.statusCode, 404, 'a space outside the scope answers as if it did not exist');
+  t.equal(outside.json().code, 'SPACE_NOT_FOUND');
   const defaulted = await ta.asAgent(scoped.token, {
     method: 'POST',
     url: '/api/capture',
     payload: { url: 'https://example.org/s3', idempotency_key: 's3' },
   });
-  t.equal(defaulted.json().space_id, home.id, "a scoped agent's captures default to its space");
+  const [proposal] = await ta.sql<{ space_id: string; entity_type: string }[]>`
+    select space_id, entity_type from pending_changes where id = ${defaulted.json().pending_change_id}`;
+  t.same(
+    proposal,
+    { space_id: home.id, entity_type: 'capture' },
+    "a scoped agent's captures default to its space",
+  );
+  const approved = await ta.asOwner({
+    method: 'POST',
+    url: `/api/pending-changes/${inScope.json().pending_change_id}/approve`,
+  });
+  t.equal(approved.statusCode, 200);
+  t.equal(approved.json().status, 'applied');
+  const [performed] = await ta.sql<{ id: string; url: string; space_id: string }[]>`
+    select id, url, space_id from captures where idempotency_key = 's1'`;
+  t.same(performed, {
+    id: approved.json().result_entity_id,
+    url: 'https://example.org/s1',
+    space_id: home.id,
+  });
+  t.equal((await queued(ta)).length, 1, 'the approval performed the capture');
   const global = await ta.asAgent(unscoped.token, {
     method: 'POST',
     url: '/api/capture',
     payload: { url: 'https://example.org/s4', idempotency_key: 's4', space_id: work.id },
   });
   t.equal(global.statusCode, 202);
+  const [audited] = await ta.sql<{ action: string; entity_type: string; entity_id: string }[]>`
+    select action, entity_type, entity_id from audit_log where entity_type = 'capture' and action = 'apply_direct'`;
+  t.same(
+    audited,
+    { action: 'apply_direct', entity_type: 'capture', entity_id: global.json().capture_id },
+    "an owner-tier agent's capture is applied at once and audited",
+  );
   const owners = await post(ta, { url: 'https://example.org/s5', idempotency_key: 's5', space_id: work.id });
   t.equal(owners.statusCode, 202);
 
@@ -225,11 +254,12 @@ t.test('agents capture into the spaces in their scope; the owner anywhere', asyn
     payload: { url: 'https://example.org/s6', idempotency_key: 's5' },
   });
   t.equal(stolenKey.statusCode, 409, "another space's capture is not revealed through its key");
+  t.equal(stolenKey.json().code, 'IDEMPOTENCY_KEY_REUSED');
   const anon = await ta.anon({
     method: 'POST',
     url: '/api/capture',
     payload: { url: 'https://example.org/s7', idempotency_key: 's7' },
   });
   t.equal(anon.statusCode, 401);
-  t.equal((await queued(ta)).length, 4);
+  t.equal((await queued(ta)).length, 3);
 });

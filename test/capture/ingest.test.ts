@@ -4,10 +4,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
 import t from 'tap';
-import { setIngestFetchSeams } from '../../domains/capture/fetching.ts';
+import { loadConfig } from '../../config.ts';
+import { dnsMaxAttempts, fetchFailure, setIngestFetchSeams } from '../../domains/capture/fetching.ts';
+import { capContent } from '../../lib/extract.ts';
 import type { LookupFn } from '../../lib/safe-fetch.ts';
-import { setTestConnectGate } from '../../lib/safe-fetch.ts';
+import { FetchRefusedError, setTestConnectGate } from '../../lib/safe-fetch.ts';
 import { startWorker } from '../../plugins/jobs.ts';
+import { PermanentJobError } from '../../worker/errors.ts';
 import { buildTaskList } from '../../worker/tasks.ts';
 import { createSpace, testApp } from '../helpers/app.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -25,6 +28,8 @@ const fakeDns: Record<string, string[]> = {
   'evil.test': ['10.0.0.5'],
   'metadata.test': ['169.254.169.254'],
   'mixed.test': ['127.0.0.2', '192.168.1.10'],
+  'loop.test': ['127.0.0.1'],
+  'wiki.test': ['127.0.0.1'],
 };
 const lookup: LookupFn = async (name) => {
   const answers = fakeDns[name];
@@ -273,8 +278,6 @@ t.test('with the address check on: public-looking targets are fetched, blocked o
     [`${site}/to-loopback`, /127\.0\.0\.1 is in a blocked range \(loopback\).*redirected from/],
     [`${site}/to-metadata`, /169\.254\.169\.254.*blocked range \(linkLocal\)/],
     [`${site}/to-file`, /scheme file: is not allowed/],
-    [`http://evil.test:${publicLooking.port}/article`, /resolves to 10\.0\.0\.5.*blocked range \(private\)/],
-    [`http://mixed.test:${publicLooking.port}/article`, /192\.168\.1\.10.*blocked range \(private\)/],
   ];
   for (const [url, reason] of blocked) {
     const captured = await captureUrl(ta, url);
@@ -292,6 +295,33 @@ t.test('with the address check on: public-looking targets are fetched, blocked o
   });
   t.equal(literal.statusCode, 400, 'a blocked IP literal is refused when captured');
   t.match(literal.json().message, /loopback/);
+
+  // A name is judged by the addresses it resolves to, at intake, exactly as the address itself would be.
+  const intake: [string, RegExp][] = [
+    [`http://evil.test:${publicLooking.port}/article`, /resolves to 10\.0\.0\.5.*blocked range \(private\)/],
+    [`http://mixed.test:${publicLooking.port}/article`, /192\.168\.1\.10.*blocked range \(private\)/],
+    [`http://loop.test:${local.port}/article`, /resolves to 127\.0\.0\.1.*blocked range \(loopback\)/],
+  ];
+  for (const [url, reason] of intake) {
+    const res = await ta.asOwner({
+      method: 'POST',
+      url: '/api/capture',
+      payload: { url, idempotency_key: url },
+    });
+    t.equal(res.statusCode, 400, `${url} is refused when captured`);
+    t.equal(res.json().code, literal.json().code, 'with the same code as the address itself');
+    t.match(res.json().message, reason);
+  }
+  t.equal(literal.json().code, 'URL_REFUSED');
+
+  const unresolvable = await captureUrl(ta, 'http://nowhere.test/page');
+  const dns = await settled(ta, unresolvable.job_id);
+  t.match(
+    dns.last_error,
+    /DNS lookup failed for http:\/\/nowhere\.test\/page: nowhere\.test did not resolve/,
+  );
+  t.notMatch(dns.last_error, /refused/, 'a DNS failure is not reported as a refusal');
+  t.match(dns.last_error, /rule: dns/);
 });
 
 t.test('a space deleted before its job ran fails the job for good', async (t) => {
@@ -311,4 +341,147 @@ t.test('a space deleted before its job ran fails the job for good', async (t) =>
   t.teardown(() => runner.stop());
   const job = await settled(ta, captured.job_id);
   t.match(job, { state: 'failed', attempts: 1, last_error: `the space ${space.id} no longer exists` });
+});
+
+t.test('INGEST_ALLOW_PRIVATE opens exactly the listed ranges and host names', async (t) => {
+  const ranged = await testApp(t, {
+    worker: true,
+    env: { INGEST_ALLOW_PRIVATE: '127.0.0.0/30', INGEST_MAX_ATTEMPTS: '1' },
+  });
+  const inRange = await captureUrl(ranged, `${local.url}/article`);
+  t.equal(
+    (await settled(ranged, inRange.job_id)).state,
+    'completed',
+    'an address in a listed range is fetched',
+  );
+  const viaName = await captureUrl(ranged, `http://loop.test:${local.port}/notes.txt`);
+  t.equal((await settled(ranged, viaName.job_id)).state, 'completed', 'so is a name resolving into it');
+  const outside = await ranged.asOwner({
+    method: 'POST',
+    url: '/api/capture',
+    payload: { url: `http://evil.test:${local.port}/article`, idempotency_key: 'evil' },
+  });
+  t.equal(outside.statusCode, 400, 'every other private target stays refused');
+  t.equal(outside.json().code, 'URL_REFUSED');
+
+  const named = await testApp(t, {
+    worker: true,
+    env: { INGEST_ALLOW_PRIVATE: 'wiki.test', INGEST_MAX_ATTEMPTS: '1' },
+  });
+  const wiki = await captureUrl(named, `http://wiki.test:${local.port}/readme.md`);
+  t.equal((await settled(named, wiki.job_id)).state, 'completed', 'a listed host name is fetched');
+  for (const url of [`${local.url}/article`, `http://loop.test:${local.port}/article`]) {
+    const res = await named.asOwner({
+      method: 'POST',
+      url: '/api/capture',
+      payload: { url, idempotency_key: url },
+    });
+    t.equal(res.statusCode, 400, `${url}: the same address under another name stays refused`);
+  }
+});
+
+t.test('INGEST_HEADERS_TIMEOUT_MS bounds the wait for response headers', async (t) => {
+  const ta = await testApp(t, {
+    worker: true,
+    env: {
+      ...allowPrivate,
+      INGEST_MAX_ATTEMPTS: '1',
+      INGEST_HEADERS_TIMEOUT_MS: '300',
+      INGEST_TIMEOUT_MS: '5000',
+    },
+  });
+  t.equal(ta.config.ingestHeadersTimeoutMs, 300);
+  const captured = await captureUrl(ta, `${local.url}/slow`);
+  const job = await settled(ta, captured.job_id);
+  t.match(job.last_error, /no response headers within 300 ms/);
+});
+
+t.test('a DNS failure is retried only a bounded number of times', async (t) => {
+  const dns = new FetchRefusedError(
+    'dns',
+    'http://nowhere.test/',
+    'nowhere.test did not resolve (ENOTFOUND)',
+  );
+  t.notOk(
+    fetchFailure(dns, 'fetch failed', 1) instanceof PermanentJobError,
+    'the first attempts are retried',
+  );
+  t.notOk(fetchFailure(dns, 'fetch failed', dnsMaxAttempts - 1) instanceof PermanentJobError);
+  t.ok(
+    fetchFailure(dns, 'fetch failed', dnsMaxAttempts) instanceof PermanentJobError,
+    'then it fails for good',
+  );
+  const timeout = new FetchRefusedError('timeout', 'http://x.test/', 'slow');
+  t.notOk(
+    fetchFailure(timeout, 'fetch failed', dnsMaxAttempts) instanceof PermanentJobError,
+    'timeouts are not',
+  );
+  t.match(dns.message, /^DNS lookup failed for http:\/\/nowhere\.test\//);
+});
+
+t.test('deleting the job of a queued capture cancels the capture', async (t) => {
+  const ta = await testApp(t, { env: allowPrivate });
+  const captured = await captureUrl(ta, `${local.url}/article`);
+  t.equal((await captureState(ta, captured.capture_id)).state, 'queued');
+  const deleted = await ta.asOwner({ method: 'DELETE', url: `/api/jobs/${captured.job_id}` });
+  t.equal(deleted.statusCode, 204);
+  t.match(await captureState(ta, captured.capture_id), { state: 'cancelled', error: /job was deleted/ });
+});
+
+t.test('long documents are searchable to their end; DOCUMENT_MAX_CHARS cuts and says so', async (t) => {
+  const ta = await testApp(t, { env: { DOCUMENT_MAX_CHARS: '400000' } });
+  const space = await createSpace(ta, 'Long');
+  const text = `${'ordinary words fill this long document '.repeat(9000)}\nthe final word is zanzibarite\n`;
+  t.ok(text.length > 300_000);
+  const stored = await ta.sql<{ id: string }[]>`
+    insert into source_docs (space_id, title, content, origin) values (${space.id}, 'Long', ${text}, 'upload')
+    returning id`;
+  const search = await ta.asOwner({ method: 'GET', url: `/api/search?q=zanzibarite&space_id=${space.id}` });
+  t.ok(
+    search.json().items.some((hit: { id: string }) => hit.id === stored[0].id),
+    'a word past the first 200,000 characters is found',
+  );
+  t.equal(ta.config.documentMaxChars, 400_000);
+  const cut = capContent(
+    { title: null, content: 'x'.repeat(50), content_type: 'text/plain', metadata: {} },
+    20,
+  );
+  t.same(cut.metadata, { truncated: true, original_chars: 50, kept_chars: 20 });
+  t.equal(cut.content.length, 20);
+});
+
+t.test('capture settings are checked at start', async (t) => {
+  for (const value of [
+    '169.254.169.254',
+    '169.254.0.0/16',
+    '0.0.0.0/0',
+    'fd00:ec2::/64',
+    '::/0',
+    'metadata.google.internal',
+  ]) {
+    t.throws(
+      () => loadConfig({ INGEST_ALLOW_PRIVATE: value }),
+      { name: 'ConfigError', message: /^INGEST_ALLOW_PRIVATE .*metadata/ },
+      `${value}: cloud metadata can never be allowed`,
+    );
+  }
+  t.throws(() => loadConfig({ INGEST_ALLOW_PRIVATE: '10.0.0.0/99' }), {
+    name: 'ConfigError',
+    message: /^INGEST_ALLOW_PRIVATE/,
+  });
+  t.throws(() => loadConfig({ INGEST_ALLOW_PRIVATE: 'not a host' }), {
+    name: 'ConfigError',
+    message: /^INGEST_ALLOW_PRIVATE/,
+  });
+  const allowed = loadConfig({
+    INGEST_ALLOW_PRIVATE: '192.168.1.0/24, wiki.lan, 10.1.2.3',
+  }).ingestAllowPrivate;
+  t.same([...(allowed?.hosts ?? [])], ['wiki.lan']);
+  t.equal(allowed?.ranges.length, 2);
+  t.throws(() => loadConfig({ INGEST_HEADERS_TIMEOUT_MS: '20000', INGEST_TIMEOUT_MS: '10000' }), {
+    name: 'ConfigError',
+    message: /^INGEST_HEADERS_TIMEOUT_MS must not exceed INGEST_TIMEOUT_MS/,
+  });
+  t.equal(loadConfig({}).ingestHeadersTimeoutMs, 10_000);
+  t.equal(loadConfig({ INGEST_TIMEOUT_MS: '5000' }).ingestHeadersTimeoutMs, 5000);
 });

@@ -226,9 +226,35 @@ t.test('agents upload into the spaces in their scope', async (t) => {
   const work = await createSpace(ta, 'Work');
   const agent = await createAgent(ta, { tier: 'suggest', space_id: home.id });
   const file: Part = { name: 'file', filename: 'n.txt', type: 'text/plain', value: 'agent notes' };
-  t.equal((await upload(ta, [{ name: 'space_id', value: home.id }, file], agent.token)).statusCode, 201);
-  t.equal((await upload(ta, [{ name: 'space_id', value: work.id }, file], agent.token)).statusCode, 403);
+  const proposed = await upload(ta, [{ name: 'space_id', value: home.id }, file], agent.token);
+  t.equal(proposed.statusCode, 202, "a suggest-tier agent's upload waits for the owner");
+  t.match(proposed.json(), { pending_change_id: String, status: 'pending' });
+  t.equal(await docCount(ta), 0, 'nothing is stored before approval');
+  const outside = await upload(ta, [{ name: 'space_id', value: work.id }, file], agent.token);
+  t.equal(outside.statusCode, 404, 'a space outside the scope answers as if it did not exist');
   const anon = await ta.anon({ method: 'POST', url: '/api/capture/upload', ...multipart([file]) });
   t.equal(anon.statusCode, 401);
-  t.equal(await docCount(ta), 1);
+  const approved = await ta.asOwner({
+    method: 'POST',
+    url: `/api/pending-changes/${proposed.json().pending_change_id}/approve`,
+  });
+  t.equal(approved.statusCode, 200);
+  const [doc] = await ta.sql<{ id: string; space_id: string; content: string; origin: string }[]>`
+    select id, space_id, content, origin from source_docs`;
+  t.same(
+    doc,
+    { id: approved.json().result_entity_id, space_id: home.id, content: 'agent notes', origin: 'upload' },
+    'the approval stored the file kept with the proposal',
+  );
+  const reader = await createAgent(ta, { tier: 'read' });
+  const refused = await upload(ta, [{ name: 'space_id', value: home.id }, file], reader.token);
+  t.equal(refused.statusCode, 403);
+  t.equal(refused.json().code, 'TIER_CANNOT_WRITE');
+  const ownerTier = await createAgent(ta, { tier: 'owner' });
+  const direct = await upload(ta, [{ name: 'space_id', value: work.id }, file], ownerTier.token);
+  t.equal(direct.statusCode, 201, 'an owner-tier agent stores at once');
+  const [audited] =
+    await ta.sql`select action, entity_type, entity_id from audit_log where entity_type = 'upload' and action = 'apply_direct'`;
+  t.same(audited, { action: 'apply_direct', entity_type: 'upload', entity_id: direct.json().id });
+  t.equal(await docCount(ta), 2);
 });

@@ -96,7 +96,7 @@ t.test('the signature is checked over the raw body, before parsing', async (t) =
     capture: {
       task: 'ingest.url',
       url: 'https://example.org/k',
-      idempotency_key: 'karakeep:j1',
+      idempotency_key: 'karakeep:bm1:j1',
       duplicate: false,
     },
   });
@@ -105,7 +105,7 @@ t.test('the signature is checked over the raw body, before parsing', async (t) =
 
   const unknown = await deliver(ta, 'pinboard', body);
   t.equal(unknown.statusCode, 404);
-  t.match(unknown.json().message, /unknown bookmark service "pinboard" \(karakeep, linkding, generic\)/);
+  t.match(unknown.json().message, /unknown bookmark service "pinboard" \(karakeep, generic\)/);
 });
 
 t.test('karakeep: created and edited capture, deleted is acknowledged, jobId deduplicates', async (t) => {
@@ -142,36 +142,21 @@ t.test('karakeep: created and edited capture, deleted is acknowledged, jobId ded
   t.equal(inbox.name, 'Inbox');
 });
 
-t.test('linkding and generic bookmarks; space_id picks the space', async (t) => {
+t.test('generic bookmarks; space_id picks the space; linkding is no webhook service', async (t) => {
   const ta = await testApp(t, { env: { WEBHOOK_SECRET: secret } });
   const space = await createSpace(ta, 'Bookmarks');
-  const bookmark = { id: 3, url: 'https://example.org/ld', title: 'Linkding page', tags: ['home'] };
   const added = await deliver(
     ta,
-    'linkding',
-    JSON.stringify({ event: 'new_bookmark', bookmark }),
+    'generic',
+    JSON.stringify({ url: 'https://example.org/ld', title: 'A page', tags: ['home'] }),
     undefined,
     `?space_id=${space.id}`,
   );
   t.equal(added.statusCode, 202);
-  t.match(added.json().capture, {
-    url: 'https://example.org/ld',
-    title: 'Linkding page',
-    space_id: space.id,
-  });
-  const updated = JSON.stringify({
-    event: 'updated_bookmark',
-    old_bookmark: bookmark,
-    new_bookmark: { ...bookmark, title: 'Renamed' },
-  });
-  t.equal((await deliver(ta, 'linkding', updated)).json().capture.title, 'Renamed');
-  t.equal(
-    (await deliver(ta, 'linkding', updated)).json().status,
-    'duplicate',
-    'the same delivery twice is one capture',
-  );
-  const removed = await deliver(ta, 'linkding', JSON.stringify({ event: 'deleted_bookmark', bookmark }));
-  t.equal(removed.json().status, 'ignored');
+  t.match(added.json().capture, { url: 'https://example.org/ld', title: 'A page', space_id: space.id });
+  const linkding = await deliver(ta, 'linkding', JSON.stringify({ event: 'new_bookmark' }));
+  t.equal(linkding.statusCode, 404, 'linkding sends no webhooks: it is pulled (LINKDING_URL)');
+  t.equal(linkding.json().code, 'UNKNOWN_SERVICE');
 
   const generic = JSON.stringify({ url: 'https://example.org/g', title: 'Generic', tags: ['a', 'b'] });
   const first = await deliver(ta, 'generic', generic);
@@ -215,4 +200,50 @@ t.test('a webhook bookmark is ingested into a searchable document of origin webh
   t.match(doc, { origin: 'webhook', title: 'Xylophone', metadata: { tags: ['music'] } });
   const search = await ta.asOwner({ method: 'GET', url: '/api/search?q=xylophone' });
   t.equal(search.json().items[0]?.id, doc.id);
+});
+
+t.test('a stock Karakeep delivers with its bearer token and unsigned bodies', async (t) => {
+  const ta = await testApp(t, { env: { WEBHOOK_SECRET: secret } });
+  // Exactly what Karakeep's webhook worker posts: JSON.stringify drops the url of text and asset bookmarks, and
+  // the url and type of a deleted one (the bookmark is gone by then).
+  const stock = (operation: string, jobId: string, bookmark: { url?: string; type?: string }) =>
+    JSON.stringify({ jobId, bookmarkId: 'ck1', userId: 'user-1', ...bookmark, operation });
+  const bearer = (token: string, body: string) =>
+    ta.anon({
+      method: 'POST',
+      url: '/api/ingest/karakeep',
+      payload: body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    });
+  const link = { url: 'https://example.org/stock', type: 'link' };
+  const created = await bearer(secret, stock('created', '41', link));
+  t.equal(created.statusCode, 202, 'the shared secret as a bearer token is accepted');
+  t.match(created.json(), { status: 'captured', capture: { url: 'https://example.org/stock' } });
+  const again = await bearer(secret, stock('created', '41', link));
+  t.equal(again.json().status, 'duplicate', 'a retried delivery is one capture');
+  for (const [operation, bookmark] of [
+    ['crawled', link],
+    ['ai tagged', link],
+    ['deleted', {}],
+    ['created', { type: 'text' }],
+    ['created', { type: 'asset' }],
+    ['edited', { type: 'text' }],
+  ] as const) {
+    const res = await bearer(secret, stock(operation, `j-${operation}`, bookmark));
+    t.equal(res.statusCode, 200, `${operation} ${bookmark.type ?? '(deleted)'} is acknowledged`);
+    t.match(res.json(), { status: 'ignored', capture: null });
+  }
+  const wrong = await bearer('not-the-secret-at-all', stock('created', '42', link));
+  t.equal(wrong.statusCode, 401);
+  t.match(wrong.json(), { code: 'SIGNATURE_INVALID', message: /bearer token does not match/ });
+  const prefix = await bearer(secret.slice(0, 10), stock('created', '43', link));
+  t.equal(prefix.statusCode, 401, 'a prefix of the secret is not the secret');
+  const none = await ta.anon({
+    method: 'POST',
+    url: '/api/ingest/karakeep',
+    payload: stock('created', '44', link),
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(none.statusCode, 401);
+  t.same(await counts(ta), { captures: 1, jobs: 1 });
 });

@@ -136,3 +136,34 @@ t.test('writes are the owner’s', async (t) => {
   t.equal((await ta.asAgent(agent.token, { method: 'GET', url: '/api/theme' })).statusCode, 200);
   t.same(await ta.sql`select key from app_settings`, [], 'nothing was written');
 });
+
+t.test(
+  'PUT takes back what GET returns, storing only the colours that differ from the defaults',
+  async (t) => {
+    const ta = await testApp(t);
+    await ta.asOwner({ method: 'PUT', url: '/api/theme', payload: { accent: '#ff8800' } });
+    const read = (await ta.anon({ method: 'GET', url: '/api/theme' })).json();
+    read.palette.danger = '#ABCDEF';
+    const put = await ta.asOwner({ method: 'PUT', url: '/api/theme', payload: read });
+    t.equal(put.statusCode, 200, 'the round trip is accepted');
+    t.same(
+      put.json().overrides,
+      { accent: '#ff8800', danger: '#abcdef' },
+      'the palette decides the overrides',
+    );
+    const [row] = await ta.sql`select value from app_settings where key = 'theme'`;
+    t.same(row.value, { accent: '#ff8800', danger: '#abcdef' }, 'default colours are not stored');
+
+    const unchanged = await ta.asOwner({ method: 'PUT', url: '/api/theme', payload: put.json() });
+    t.same(unchanged.json(), put.json(), 'sending it back again changes nothing');
+    const flat = await ta.asOwner({ method: 'PUT', url: '/api/theme', payload: { info: '#123' } });
+    t.same(flat.json().overrides, { info: '#123' }, 'the flat form still works');
+    const bad = await ta.asOwner({
+      method: 'PUT',
+      url: '/api/theme',
+      payload: { palette: { ...defaultPalette, accent: 'blue' }, overrides: {} },
+    });
+    t.equal(bad.statusCode, 400);
+    t.equal(bad.json().code, 'INVALID_COLOUR', 'a bad colour in the palette is named');
+  },
+);

@@ -4,7 +4,7 @@
 import { TextDecoder } from 'node:util';
 import type { Readability } from '@mozilla/readability';
 import type { getDocumentProxy } from 'unpdf';
-import { lazy } from '../../lib/lazy.ts';
+import { lazy } from './lazy.ts';
 
 // Loaded when the first document of their kind is extracted: linkedom alone takes about 0.3 s to load.
 const htmlLibraries = lazy(async () => {
@@ -25,8 +25,9 @@ export const documentTypes: readonly DocumentType[] = [
 ];
 
 /**
- * Stored text is capped: search indexes the document as one tsvector (PostgreSQL's limit is 1 MB) and nobody reads
- * half a million characters of one page. The metadata says when a document was cut.
+ * Stored text is capped (DOCUMENT_MAX_CHARS, this by default): nobody reads half a million characters of one page,
+ * and the row stays small. The metadata says when a document was cut (truncated, original_chars); search indexes
+ * all of what is stored.
  */
 export const maxContentChars = 500_000;
 const maxTitleChars = 500;
@@ -171,12 +172,16 @@ function finish(
   contentType: DocumentType,
   metadata: Record<string, unknown>,
 ): Extracted {
-  const truncated = content.length > maxContentChars;
+  return { title: capTitle(title), content, content_type: contentType, metadata };
+}
+
+/** The document cut to `maxChars` characters, saying so in its metadata. */
+export function capContent(doc: Extracted, maxChars: number): Extracted {
+  if (doc.content.length <= maxChars) return doc;
   return {
-    title: capTitle(title),
-    content: truncated ? content.slice(0, maxContentChars) : content,
-    content_type: contentType,
-    metadata: truncated ? { ...metadata, truncated: true, original_chars: content.length } : metadata,
+    ...doc,
+    content: doc.content.slice(0, maxChars),
+    metadata: { ...doc.metadata, truncated: true, original_chars: doc.content.length, kept_chars: maxChars },
   };
 }
 
@@ -343,12 +348,20 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extracted> {
   }
 }
 
-/** Extracts a document of a known type; the content type header only matters for the text encoding. */
+/**
+ * Extracts a document of a known type, its text cut to `maxChars`; the content type header only matters for the
+ * text encoding.
+ */
 export async function extractDocument(
   bytes: Uint8Array,
   type: DocumentType,
   contentType?: string,
+  maxChars = maxContentChars,
 ): Promise<Extracted> {
+  return capContent(await extractWhole(bytes, type, contentType), maxChars);
+}
+
+async function extractWhole(bytes: Uint8Array, type: DocumentType, contentType?: string): Promise<Extracted> {
   switch (type) {
     case 'application/pdf':
       return extractPdf(bytes);
