@@ -160,14 +160,14 @@ t.test('a theme change shows after reload with no flash', async (t) => {
     route.fulfill({ status: 200, contentType: 'text/javascript', body: '' }),
   );
   await page.reload();
-  const first = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const first = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
   t.equal(first, 'rgb(32, 58, 44)', 'the first paint has the new background');
   await page.unroute('**/assets/*.js');
   await page.reload();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
   await page.getByLabel('Keep clips').waitFor();
   await page.waitForLoadState('networkidle');
-  t.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(32, 58, 44)');
+  t.equal(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor'), 'rgb(32, 58, 44)');
   await hub.asOwner({ method: 'DELETE', url: '/api/theme' });
 });
 
