@@ -9,9 +9,12 @@ import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import audit from './domains/audit/index.ts';
 import capture from './domains/capture/index.ts';
+import devices from './domains/devices/index.ts';
+import health from './domains/health/index.ts';
 import icons from './domains/icons/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
+import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
@@ -130,6 +133,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(voice);
       await api.register(icons);
       await api.register(sessions, { ownerToken: deps.ownerToken });
+      await api.register(devices);
+      await api.register(health);
+      await api.register(metrics);
     },
     { prefix: '/api' },
   );

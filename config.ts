@@ -3,7 +3,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import ipaddr from 'ipaddr.js';
+import type { AlertFormat } from './lib/notify.ts';
 import { type PrivateAllowList, parsePrivateAllowList } from './lib/safe-fetch.ts';
+import { cronProblem } from './worker/cron.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -80,6 +83,26 @@ export interface Config {
   httpRequestTimeoutMs: number;
   /** On shutdown, how long /api/healthz answers 503 before the server stops taking connections. */
   shutdownDrainMs: number;
+  /** Devices and services (README "Devices and services"). */
+  devicesArpFile: string;
+  /** null: off. */
+  devicesNeighCommand: string | null;
+  dhcpLeasesFile: string | null;
+  devicesScanCommand: string | null;
+  devicesScanTimeoutMs: number;
+  /** null: no recurring scan. */
+  devicesScanSchedule: string | null;
+  healthCheckConcurrency: number;
+  alertUrl: string | null;
+  alertFormat: AlertFormat;
+  alertToken: string | null;
+  metricsToken: string | null;
+  /** null: the host's own IPv4 networks, each cut to its /24. */
+  discoveryCidrs: string[] | null;
+  discoveryPorts: number[];
+  discoveryConcurrency: number;
+  discoveryTimeoutMs: number;
+  discoverySchedule: string | null;
 }
 
 export interface LinkdingConfig {
@@ -272,6 +295,64 @@ function linkding(env: Env): LinkdingConfig | null {
   return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule };
 }
 
+function schedule(env: Env, name: string, fallback: string | null): string | null {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (/^(off|none|never)$/i.test(raw)) return null;
+  const problem = cronProblem(raw);
+  if (problem) throw new ConfigError(name, `is not a schedule: ${problem} (or "off")`);
+  return raw;
+}
+
+function optionalCommand(env: Env, name: string, fallback: string | null): string | null {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  return /^(off|none)$/i.test(raw) ? null : raw;
+}
+
+/** IPv4 ranges to sweep; anything larger than a /16 is refused (65,536 addresses times every port is enough). */
+function cidrs(env: Env, name: string): string[] | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => {
+      let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+      try {
+        parsed = ipaddr.parseCIDR(item.includes('/') ? item : `${item}/32`);
+      } catch {
+        throw new ConfigError(
+          name,
+          `must be a comma list of IPv4 ranges like 192.168.1.0/24 (got "${item}")`,
+        );
+      }
+      const [address, prefix] = parsed;
+      if (address.kind() !== 'ipv4')
+        throw new ConfigError(name, `only IPv4 ranges are swept (got "${item}")`);
+      if (prefix < 16) throw new ConfigError(name, `range ${item} is larger than a /16 and is refused`);
+      return `${ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`).toString()}/${prefix}`;
+    });
+}
+
+function ports(env: Env, name: string, fallback: number[]): number[] {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  const list = raw.split(',').map((item) => item.trim());
+  const bad = list.find((item) => !/^\d+$/.test(item) || Number(item) < 1 || Number(item) > 65535);
+  if (bad !== undefined || list.length === 0) {
+    throw new ConfigError(name, `must be a comma list of ports from 1 to 65535 (got "${raw}")`);
+  }
+  return [...new Set(list.map(Number))];
+}
+
+/** Common home-lab ports the LAN sweep tries by default. */
+export const defaultDiscoveryPorts = [
+  80, 443, 8006, 8080, 8443, 8123, 3000, 3001, 5000, 5001, 8000, 8081, 8096, 8384, 8888, 9000, 9090, 9443,
+  19999, 32400,
+];
+
 /** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
@@ -341,6 +422,22 @@ export function loadConfig(env: Env = environment()): Config {
     httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
+    devicesArpFile: text(env, 'DEVICES_ARP_FILE') ?? '/proc/net/arp',
+    devicesNeighCommand: optionalCommand(env, 'DEVICES_NEIGH_COMMAND', 'ip -j neigh'),
+    dhcpLeasesFile: text(env, 'DHCP_LEASES_FILE'),
+    devicesScanCommand: optionalCommand(env, 'DEVICES_SCAN_COMMAND', null),
+    devicesScanTimeoutMs: integer(env, 'DEVICES_SCAN_TIMEOUT_MS', 60_000, 1000, 600_000),
+    devicesScanSchedule: schedule(env, 'DEVICES_SCAN_SCHEDULE', '*/5 * * * *'),
+    healthCheckConcurrency: integer(env, 'HEALTH_CHECK_CONCURRENCY', 16, 1, 256),
+    alertUrl: text(env, 'ALERT_URL') === null ? null : httpUrl(env, 'ALERT_URL', ''),
+    alertFormat: oneOf(env, 'ALERT_FORMAT', ['json', 'ntfy'] as const, 'json'),
+    alertToken: text(env, 'ALERT_TOKEN'),
+    metricsToken: text(env, 'METRICS_TOKEN'),
+    discoveryCidrs: cidrs(env, 'DISCOVERY_CIDRS'),
+    discoveryPorts: ports(env, 'DISCOVERY_PORTS', defaultDiscoveryPorts),
+    discoveryConcurrency: integer(env, 'DISCOVERY_CONCURRENCY', 128, 1, 1024),
+    discoveryTimeoutMs: integer(env, 'DISCOVERY_TIMEOUT_MS', 1500, 100, 60_000),
+    discoverySchedule: schedule(env, 'DISCOVERY_SCHEDULE', null),
   };
 }
 

@@ -1,7 +1,7 @@
-// Running a program the owner configured (a speed test, a speech-to-text wrapper): no shell, an allow-listed
-// environment (never a secret of the hub's), its own process group so a timeout or an abort kills every process it
-// started, and bounded output.
-import { spawn } from 'node:child_process';
+// Running a program the owner configured (a speed test, a speech-to-text wrapper, a LAN scan, an assistant): no
+// shell, an allow-listed environment (never a secret of the hub's), its own process group so a timeout or an abort
+// kills every process it started, and bounded output.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 
 /** Splits a configured command on blanks; quotes group words. No shell is involved, so nothing is expanded. */
 export function splitCommand(command: string): string[] {
@@ -61,26 +61,65 @@ export interface CommandResult {
 }
 
 export class CommandError extends Error {
-  constructor(message: string) {
+  readonly reason: 'empty' | 'not-found' | 'not-executable' | 'start-failed';
+  constructor(message: string, reason: CommandError['reason'] = 'start-failed') {
     super(message);
     this.name = 'CommandError';
+    this.reason = reason;
   }
 }
 
 const maxStderrBytes = 64 * 1024;
 
+export interface StartedCommand {
+  child: ChildProcessWithoutNullStreams;
+  /** Kills the program and every process it started (its process group). */
+  kill(): void;
+}
+
+/** Starts argv[0] in a process group of its own, for a caller that reads its output as it comes. */
+export function startCommand(
+  argv: string[],
+  options: Pick<CommandOptions, 'cwd' | 'env' | 'stdin'>,
+): StartedCommand {
+  const [program, ...args] = argv;
+  if (!program) throw new CommandError('the command is empty', 'empty');
+  const child = spawn(program, args, {
+    cwd: options.cwd,
+    env: options.env ?? childEnvironment(),
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.stdin ?? '');
+  return {
+    child,
+    kill: () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
+
+/** The error a spawn reports, as a CommandError a person can act on. */
+export function startFailure(program: string, error: Error): CommandError {
+  const errno = (error as NodeJS.ErrnoException).code;
+  if (errno === 'ENOENT') return new CommandError(`program not found: ${program}`, 'not-found');
+  if (errno === 'EACCES') return new CommandError(`program not executable: ${program}`, 'not-executable');
+  return new CommandError(`${program} could not be started: ${error.message}`);
+}
+
 /** Runs argv[0] with the rest as arguments; refuses a missing or non-executable program with a CommandError. */
 export function runCommand(argv: string[], options: CommandOptions): Promise<CommandResult> {
-  const [program, ...args] = argv;
-  if (!program) return Promise.reject(new CommandError('the command is empty'));
+  const [program] = argv;
+  if (!program) return Promise.reject(new CommandError('the command is empty', 'empty'));
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      cwd: options.cwd,
-      env: options.env ?? childEnvironment(),
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    const { child, kill: killGroup } = startCommand(argv, options);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let stdoutBytes = 0;
@@ -90,14 +129,6 @@ export function runCommand(argv: string[], options: CommandOptions): Promise<Com
     let overflowed = false;
     let settled = false;
 
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
@@ -122,21 +153,13 @@ export function runCommand(argv: string[], options: CommandOptions): Promise<Com
       if (stderrBytes < maxStderrBytes) stderr.push(chunk);
       stderrBytes += chunk.length;
     });
-    child.stdin.on('error', () => undefined);
-    if (options.stdin !== undefined) child.stdin.end(options.stdin);
-    else child.stdin.end();
 
     const finish = (error: Error | null, code: number | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (error) {
-        const errno = (error as NodeJS.ErrnoException).code;
-        if (errno === 'ENOENT') return reject(new CommandError(`program not found: ${program}`));
-        if (errno === 'EACCES') return reject(new CommandError(`program not executable: ${program}`));
-        return reject(new CommandError(`${program} could not be started: ${error.message}`));
-      }
+      if (error) return reject(startFailure(program, error));
       // The group may still hold children the program left behind.
       if (timedOut || aborted || overflowed) killGroup();
       resolve({
@@ -157,4 +180,15 @@ export function runCommand(argv: string[], options: CommandOptions): Promise<Com
 export function outputTail(text: string, length = 300): string {
   const trimmed = text.trim();
   return trimmed.length > length ? `…${trimmed.slice(-length)}` : trimmed;
+}
+
+/** A finished run's failure in a sentence (timed out, too much output, a non-zero status), or null when it succeeded. */
+export function commandProblem(name: string, result: CommandResult, timeoutMs: number): string | null {
+  if (result.timedOut) return `${name} timed out after ${timeoutMs} ms`;
+  if (result.overflowed) return `${name} wrote too much output`;
+  if (result.code !== 0) {
+    const said = outputTail(result.stderr);
+    return `${name} exited with status ${result.code ?? 'signal'}${said ? `: ${said}` : ''}`;
+  }
+  return null;
 }

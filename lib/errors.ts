@@ -132,6 +132,19 @@ const catalogue = {
   // Browser sessions and the web app.
   OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
   WEB_APP_NOT_BUILT: entry(503, () => 'the web app is not built yet (npm run build:web)'),
+  // Devices and services.
+  DEVICE_NOT_FOUND: notFound('device'),
+  DEVICE_EXISTS: entry(409, (mac: string) => `a device with MAC ${mac} exists`),
+  INVALID_MAC: entry(
+    400,
+    (field: string, value: string) =>
+      `${field} "${value}" is not a MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF)`,
+  ),
+  DEVICE_NOT_NEW: entry(409, (mac: string) => `device ${mac} has already been reviewed`),
+  SERVICE_NOT_FOUND: notFound('monitored service'),
+  CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
+  INVALID_SERVICE_CHECK: entry(400, detail),
+  SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

@@ -48,6 +48,8 @@ export const publicRoutes: readonly string[] = [
   'GET /',
   'GET /*',
   'GET /assets/*',
+  // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
+  'GET /api/metrics',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */

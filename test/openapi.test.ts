@@ -27,6 +27,8 @@ const withoutBodySchema = new Set([
   'POST /api/icon-sets/:set/icons', // multipart/form-data, streamed
   'POST /api/voice/transcribe', // multipart/form-data (file, language)
   'POST /api/speedtest/run',
+  'POST /api/devices/scan',
+  'POST /api/health/discover',
 ]);
 
 interface Route {

@@ -4,6 +4,8 @@
 // A domain adds its task here (name, payload schema from its schema.ts, what it does) and its executor in its jobs.ts.
 import type { Static, TSchema } from 'typebox';
 import { IngestPayload, LinkdingSyncPayload } from '../domains/capture/schema.ts';
+import { ScanPayload } from '../domains/devices/schema.ts';
+import { DiscoverPayload, HealthCheckPayload } from '../domains/health/schema.ts';
 import { SpeedtestRunPayload } from '../domains/speedtest/schema.ts';
 import { VoicePurgePayload } from '../domains/voice/schema.ts';
 
@@ -41,6 +43,27 @@ export const taskCatalogue = {
     payload: LinkdingSyncPayload,
     description:
       'Reads the bookmarks added or changed in linkding (LINKDING_URL) since the last run and captures each one',
+    maxAttempts: 3,
+  },
+  'health.check': {
+    payload: HealthCheckPayload,
+    description:
+      'Checks monitored services (the named ones, every enabled one, or those due), records results and state changes, and sends alerts',
+    action: true,
+    maxAttempts: 1,
+  },
+  'discover.lan': {
+    payload: DiscoverPayload,
+    description:
+      'Sweeps DISCOVERY_CIDRS on DISCOVERY_PORTS and stores what answers as disabled service candidates',
+    action: true,
+    maxAttempts: 2,
+  },
+  'devices.scan': {
+    payload: ScanPayload,
+    description:
+      'Reads the neighbour table, DHCP leases and the scan command, and updates the LAN device inventory',
+    action: true,
     maxAttempts: 3,
   },
 } as const satisfies Record<string, TaskDeclaration>;

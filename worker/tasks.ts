@@ -5,6 +5,8 @@ import type { Sql } from 'postgres';
 import type { Config } from '../config.ts';
 import { captureTasks } from '../domains/capture/jobs.ts';
 import { linkdingCron } from '../domains/capture/linkding.ts';
+import { devicesCron, devicesTasks } from '../domains/devices/jobs.ts';
+import { healthCron, healthTasks } from '../domains/health/jobs.ts';
 import { speedtestCron, speedtestTasks } from '../domains/speedtest/jobs.ts';
 import { voiceCron, voiceTasks } from '../domains/voice/jobs.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
@@ -27,8 +29,8 @@ export type Executors = { [Name in TaskName]?: Executor<Name> };
 /** A domain's executors, built from the shared dependencies. */
 export type DomainTasks = (deps: JobDeps) => Executors;
 
-const domainTasks: DomainTasks[] = [captureTasks, speedtestTasks, voiceTasks];
-const domainCron: DomainCron[] = [linkdingCron, speedtestCron, voiceCron];
+const domainTasks: DomainTasks[] = [captureTasks, speedtestTasks, voiceTasks, devicesTasks, healthTasks];
+const domainCron: DomainCron[] = [linkdingCron, speedtestCron, voiceCron, devicesCron, healthCron];
 
 /** Every recurring item the domains contribute. */
 export function cronItems(deps: JobDeps): CronItem[] {

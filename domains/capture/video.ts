@@ -9,11 +9,17 @@
 //   yt-dlp --skip-download --write-subs --write-auto-subs --sub-langs "en.*" --sub-format vtt -o transcript
 // A missing program, a failure, a timeout or empty output leaves the document with the metadata only; the
 // document's metadata says why.
-import { type ExecFileException, execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
+import {
+  CommandError,
+  childEnvironment,
+  commandProblem,
+  runCommand,
+  splitCommand,
+} from '../../lib/command.ts';
 import { tidyText } from '../../lib/extract.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
@@ -85,32 +91,6 @@ export async function fetchOembed(config: OembedConfig, videoUrl: string): Promi
   return oembed;
 }
 
-/** Splits a command line into words: blanks separate, single or double quotes group; nothing else is special. */
-export function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  let current = '';
-  let quote: string | null = null;
-  let started = false;
-  for (const char of command) {
-    if (quote) {
-      if (char === quote) quote = null;
-      else current += char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      started = true;
-    } else if (/\s/.test(char)) {
-      if (started) words.push(current);
-      current = '';
-      started = false;
-    } else {
-      current += char;
-      started = true;
-    }
-  }
-  if (started) words.push(current);
-  return words;
-}
-
 /** WebVTT or SRT to plain text: cue numbers, timings, headers and inline tags go; repeated lines collapse. */
 export function subtitleText(subtitles: string): string {
   const lines: string[] = [];
@@ -144,70 +124,32 @@ export type TranscriptOutcome =
   | { ok: true; text: string; source: 'file' | 'stdout'; file?: string }
   | { ok: false; reason: string };
 
-/** The environment a child process gets: these three, never the service's secrets. */
-export function childEnvironment(home: string): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-  };
-  if (process.env.LANG) env.LANG = process.env.LANG;
-  return env;
-}
-
-interface ExecResult {
-  error: ExecFileException | null;
-  stdout: string;
-  stderr: string;
-}
-
-function execute(
-  file: string,
-  args: string[],
-  options: { cwd: string; timeoutMs: number },
-): Promise<ExecResult> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      {
-        cwd: options.cwd,
-        env: childEnvironment(process.env.HOME ?? options.cwd),
-        timeout: options.timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: maxTranscriptBytes,
-        encoding: 'utf8',
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => resolve({ error, stdout, stderr }),
-    );
-  });
-}
-
-function tail(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > 300 ? `…${trimmed.slice(-300)}` : trimmed;
-}
-
 export async function runTranscriptCommand(
   command: string,
   videoUrl: string,
   timeoutMs: number,
 ): Promise<TranscriptOutcome> {
-  const [program, ...args] = splitCommand(command);
-  if (!program) return { ok: false, reason: 'VIDEO_TRANSCRIPT_COMMAND is empty' };
+  const argv = splitCommand(command);
+  if (argv.length === 0) return { ok: false, reason: 'VIDEO_TRANSCRIPT_COMMAND is empty' };
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-transcript-'));
   try {
-    const { error, stdout, stderr } = await execute(program, [...args, videoUrl], { cwd: dir, timeoutMs });
-    if (error) {
-      if (error.code === 'ENOENT') return { ok: false, reason: `transcript command not found: ${program}` };
-      if (error.code === 'EACCES')
-        return { ok: false, reason: `transcript command not executable: ${program}` };
-      if (error.killed) return { ok: false, reason: `transcript command timed out after ${timeoutMs} ms` };
-      if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-        return { ok: false, reason: `transcript command wrote more than ${maxTranscriptBytes} bytes` };
+    let stdout: string;
+    try {
+      const result = await runCommand([...argv, videoUrl], {
+        cwd: dir,
+        timeoutMs,
+        maxOutputBytes: maxTranscriptBytes,
+        env: childEnvironment({ HOME: process.env.HOME ?? dir }),
+      });
+      const problem = commandProblem('transcript command', result, timeoutMs);
+      if (problem) return { ok: false, reason: problem };
+      stdout = result.stdout;
+    } catch (error) {
+      if (error instanceof CommandError) {
+        const how = error.reason === 'not-executable' ? 'not executable' : 'not found';
+        return { ok: false, reason: `transcript command ${how}: ${argv[0]}` };
       }
-      const how = typeof error.code === 'number' ? `exited with status ${error.code}` : error.message;
-      return { ok: false, reason: `transcript command ${how}${stderr.trim() ? `: ${tail(stderr)}` : ''}` };
+      throw error;
     }
     const files = (await readdir(dir, { withFileTypes: true }))
       .filter((entry) => entry.isFile() && /\.(vtt|srt|txt)$/i.test(entry.name))

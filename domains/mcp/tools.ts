@@ -5,9 +5,13 @@ import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
+import { deviceList } from '../devices/index.ts';
+import { Device, DeviceList, DeviceListQuery } from '../devices/schema.ts';
 import { validator } from '../entities/handler.ts';
 import type { EntityWrite } from '../entities/registry.ts';
 import { assertPrincipalCanRead, readScopeOf, writeAs } from '../entities/write.ts';
+import { serviceGroups } from '../health/index.ts';
+import { Service, ServiceGroups, ServiceGroupsQuery } from '../health/schema.ts';
 import { listNetworkHosts } from '../network-hosts/store.ts';
 import { CreatePage, PageList, PageListQuery } from '../pages/schema.ts';
 import { findPage, listPages } from '../pages/store.ts';
@@ -355,5 +359,33 @@ export const tools: Tool[] = [
     },
   }),
 ];
+
+// Devices and services: read tools over the inventory and the health registry (their schemas by $id first).
+named.Device = Device;
+named.Service = Service;
+tools.push(
+  tool({
+    name: 'list_devices',
+    title: 'List LAN devices',
+    description:
+      'The LAN device inventory in bands (new, known, ignored): MAC, IP, names, vendor, presence; filter by ' +
+      'status, present or q (name, host name, IP, MAC, vendor).',
+    input: closed(DeviceListQuery),
+    output: DeviceList,
+    readOnly: true,
+    run: (args, ctx) => deviceList(ctx.sql, args),
+  }),
+  tool({
+    name: 'service_health',
+    title: 'Service health',
+    description:
+      'Monitored services grouped by category with their current state (up, down, pending, unknown), latency, ' +
+      'last check, since when, the failure message and 24-hour uptime.',
+    input: closed(ServiceGroupsQuery),
+    output: ServiceGroups,
+    readOnly: true,
+    run: (args, ctx) => serviceGroups(ctx.sql, args),
+  }),
+);
 
 export const toolsByName = new Map(tools.map((entry) => [entry.name, entry]));

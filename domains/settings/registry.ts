@@ -7,6 +7,7 @@ import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
+import { healthRetentionSetting } from '../health/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
 import { voiceSetting } from '../voice/setting.ts';
@@ -16,6 +17,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   themeSetting,
   speedtestSetting,
   voiceSetting,
+  healthRetentionSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));

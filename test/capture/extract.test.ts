@@ -1,8 +1,9 @@
 // Extraction on real bytes (HTML articles and pages without one, text, Markdown, a PDF built here), type
 // sniffing, subtitle and command-line handling, and the webhook's signature check and payload parsers.
 import t from 'tap';
-import { splitCommand, subtitleText } from '../../domains/capture/video.ts';
+import { subtitleText } from '../../domains/capture/video.ts';
 import { parserFor, signatureMatches, WebhookPayloadError } from '../../domains/capture/webhook.ts';
+import { splitCommand } from '../../lib/command.ts';
 import {
   ExtractionError,
   extractDocument,

@@ -111,12 +111,13 @@ class Grid extends Component<GridProps> {
     return false;
   }
   componentDidMount() {
-    const free = this.props.layout.mode === 'free';
+    // Snap packs the cards in list order, as the hub does; free keeps them where they are dropped.
+    const mode = this.props.layout.mode === 'free' ? 'float' : 'list';
     this.grid = GridStack.init(
-      { column: 12, cellHeight: 96, margin: 6, float: free, handle: '.card-head', animate: false, columnOpts: { breakpoints: [{ w: 760, c: 1 }] } },
+      { column: 12, cellHeight: 96, margin: 6, mode, handle: '.card-head', animate: false, columnOpts: { breakpoints: [{ w: 760, c: 1 }] } },
       this.host.current!,
     );
-    this.grid.on('change', (_event, nodes) => this.props.onChange(this.grid?.engine.nodes ?? nodes));
+    this.grid?.on('change', (_event, nodes) => this.props.onChange(this.grid?.engine.nodes ?? nodes));
   }
   componentWillUnmount() {
     this.grid?.destroy(false);

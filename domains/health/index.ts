@@ -1,0 +1,379 @@
+// The service health registry and LAN discovery. Reads are for agents and the owner; every write is the owner's.
+//   GET    /api/health/services                 the registry grouped by category, cached status merged in
+//   GET    /api/health/services/:id
+//   GET    /api/health/services/:id/history     checks since ?since=, uptime over 24 h, 7 d and 30 d
+//   GET    /api/health/events                   state changes, newest first
+//   GET    /api/health/discovered               discovery candidates, with the matching device's name
+//   POST   /api/health/services                 add (201); a target already monitored is 409
+//   PUT    /api/health/services/:id             replace the definition
+//   PATCH  /api/health/services/:id             change some fields
+//   DELETE /api/health/services/:id
+//   POST   /api/health/check                    enqueues health.check for every enabled service or { ids } (202)
+//   POST   /api/health/discover                 enqueues discover.lan (202)
+//   POST   /api/health/discovered/:id/promote   makes a candidate a curated, enabled service
+//   DELETE /api/health/discovered/:id           dismisses a candidate; later sweeps do not propose it again
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { hubError } from '../../lib/errors.ts';
+import { iconUrl } from '../../lib/icon-ref.ts';
+import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+import { enqueue } from '../../worker/enqueue.ts';
+import { checkDefinition, type Definition } from './definition.ts';
+import {
+  Accepted,
+  CandidateList,
+  CheckRequest,
+  CreateService,
+  EventList,
+  EventQuery,
+  History,
+  HistoryQuery,
+  Promote,
+  Service,
+  ServiceGroups,
+  ServiceGroupsQuery,
+  UpdateService,
+} from './schema.ts';
+import {
+  type CandidateRow,
+  checkHistory,
+  deleteService,
+  dismissCandidate,
+  findService,
+  insertService,
+  listCandidates,
+  listEvents,
+  listServices,
+  lockService,
+  promoteCandidate,
+  replaceService,
+  type ServiceRow,
+  serviceWithTarget,
+} from './store.ts';
+
+const tags = ['health'];
+
+/** A POST whose body may be left out entirely: no body reads as `{}`. */
+async function bodyOptional(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
+function present(row: ServiceRow): Service {
+  const { failures: _failures, ...service } = row;
+  return { ...service, icon_url: iconUrl(row.icon) };
+}
+
+function presentCandidate(row: CandidateRow) {
+  const place = `${row.host}:${row.port}`;
+  return {
+    ...present(row),
+    device_name: row.device_name,
+    display_name: row.device_name ? `${row.device_name}:${row.port}` : place,
+  };
+}
+
+/** The registry grouped by category (also the `service_health` tool). */
+export async function serviceGroups(sql: Db, filter: { category?: string; include_disabled?: boolean }) {
+  const rows = await listServices(sql, {
+    category: filter.category,
+    includeDisabled: filter.include_disabled ?? true,
+  });
+  const groups = new Map<string, { category: string; healthy: number; total: number; services: Service[] }>();
+  for (const row of rows) {
+    let group = groups.get(row.category);
+    if (!group) {
+      group = { category: row.category, healthy: 0, total: 0, services: [] };
+      groups.set(row.category, group);
+    }
+    group.services.push(present(row));
+    if (row.enabled) {
+      group.total++;
+      if (row.state === 'up') group.healthy++;
+    }
+  }
+  return { groups: [...groups.values()] };
+}
+
+async function found(sql: Db, id: string): Promise<Service> {
+  const row = await findService(sql, id);
+  if (!row) throw hubError('SERVICE_NOT_FOUND', id);
+  return present(row);
+}
+
+/** Writes a definition under its target: 409 when another service already checks it. */
+async function save(sql: Db, id: string | null, definition: Definition): Promise<string> {
+  const taken = await serviceWithTarget(sql, definition.target, id);
+  if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
+  if (id) {
+    await replaceService(sql, id, definition);
+    return id;
+  }
+  const created = await insertService(sql, definition);
+  if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
+  return created;
+}
+
+function definitionFields(row: ServiceRow) {
+  const {
+    id: _id,
+    discovered: _d,
+    state: _s,
+    latency_ms: _l,
+    checked_at: _c,
+    since: _since,
+    message: _m,
+    failures: _f,
+    uptime_24h: _u,
+    created_at: _ca,
+    updated_at: _ua,
+    target: _t,
+    ...fields
+  } = row;
+  return fields;
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(Service);
+
+  app.get(
+    '/health/services',
+    {
+      schema: {
+        tags,
+        summary: 'Monitored services grouped by category, with their cached status',
+        description:
+          'Each group counts its enabled services (`total`) and those up (`healthy`). Discovered candidates are ' +
+          'listed at /api/health/discovered instead.',
+        querystring: ServiceGroupsQuery,
+        response: { 200: ServiceGroups, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => serviceGroups(app.sql, request.query),
+  );
+
+  app.get(
+    '/health/services/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a monitored service',
+        params: IdParams,
+        response: { 200: Service, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => found(app.sql, request.params.id),
+  );
+
+  app.get(
+    '/health/services/:id/history',
+    {
+      schema: {
+        tags,
+        summary: 'Checks of a service and its uptime over 24 hours, 7 days and 30 days',
+        description: 'Results are kept for the health.retention_days setting (30 days by default).',
+        params: IdParams,
+        querystring: HistoryQuery,
+        response: { 200: History, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await found(app.sql, request.params.id);
+      const since = request.query.since ? new Date(request.query.since) : null;
+      const history = await checkHistory(app.sql, request.params.id, since, request.query.limit);
+      return { service_id: request.params.id, ...history };
+    },
+  );
+
+  app.get(
+    '/health/events',
+    {
+      schema: {
+        tags,
+        summary: 'State changes of monitored services, newest first',
+        querystring: EventQuery,
+        response: { 200: EventList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { limit, offset, service_id } = request.query;
+      const page = await listEvents(app.sql, { serviceId: service_id, limit, offset });
+      return { ...page, limit, offset };
+    },
+  );
+
+  app.get(
+    '/health/discovered',
+    {
+      schema: {
+        tags,
+        summary: 'Candidates found by LAN discovery',
+        description:
+          'Stored disabled and marked discovered. `device_name` is the known LAN device at the address, where one is.',
+        response: { 200: CandidateList, ...errors(401, 403) },
+      },
+    },
+    async () => {
+      const rows = await listCandidates(app.sql);
+      return { items: rows.map(presentCandidate), total: rows.length };
+    },
+  );
+
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/health/services',
+        {
+          schema: {
+            tags,
+            summary: 'Add a monitored service',
+            body: CreateService,
+            response: { 201: Service, ...errors(400, 401, 403, 409) },
+          },
+        },
+        async (request, reply) => {
+          const definition = checkDefinition(request.body);
+          const id = await app.sql.begin((tx) => save(tx, null, definition));
+          return reply.status(201).send(await found(app.sql, id));
+        },
+      );
+
+      owner.put(
+        '/health/services/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Replace a monitored service (fields not sent take their defaults)',
+            params: IdParams,
+            body: CreateService,
+            response: { 200: Service, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          const definition = checkDefinition(request.body);
+          await app.sql.begin(async (tx) => {
+            const current = await lockService(tx, request.params.id);
+            if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
+            await save(tx, request.params.id, definition);
+          });
+          return found(app.sql, request.params.id);
+        },
+      );
+
+      owner.patch(
+        '/health/services/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Change some fields of a monitored service',
+            params: IdParams,
+            body: UpdateService,
+            response: { 200: Service, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          await app.sql.begin(async (tx) => {
+            const current = await lockService(tx, request.params.id);
+            if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
+            const merged = { ...definitionFields(current), ...request.body };
+            await save(tx, request.params.id, checkDefinition(merged));
+          });
+          return found(app.sql, request.params.id);
+        },
+      );
+
+      owner.delete(
+        '/health/services/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Remove a monitored service with its history',
+            params: IdParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await deleteService(app.sql, request.params.id))) {
+            throw hubError('SERVICE_NOT_FOUND', request.params.id);
+          }
+          return reply.status(204).send(null);
+        },
+      );
+
+      owner.post(
+        '/health/check',
+        {
+          preValidation: bodyOptional,
+          schema: {
+            tags,
+            summary: 'Check every enabled service (or those named) now',
+            body: CheckRequest,
+            response: { 202: Accepted, ...errors(400, 401, 403) },
+          },
+        },
+        async (request, reply) => {
+          const ids = request.body.ids;
+          const job = await enqueue(app.sql, 'health.check', ids ? { ids } : {});
+          return reply.status(202).send({ job_id: job.id, task: 'health.check' });
+        },
+      );
+
+      owner.post(
+        '/health/discover',
+        {
+          schema: {
+            tags,
+            summary: 'Sweep the LAN for services now',
+            description: 'Enqueues discover.lan over DISCOVERY_CIDRS on DISCOVERY_PORTS.',
+            response: { 202: Accepted, ...errors(401, 403) },
+          },
+        },
+        async (_request, reply) => {
+          const job = await enqueue(app.sql, 'discover.lan', {}, { jobKey: 'discover.lan' });
+          return reply.status(202).send({ job_id: job.id, task: 'discover.lan' });
+        },
+      );
+
+      owner.post(
+        '/health/discovered/:id/promote',
+        {
+          preValidation: bodyOptional,
+          schema: {
+            tags,
+            summary: 'Make a candidate a curated, enabled service',
+            params: IdParams,
+            body: Promote,
+            response: { 200: Service, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request) => {
+          if (!(await promoteCandidate(app.sql, request.params.id, request.body))) {
+            throw hubError('CANDIDATE_NOT_FOUND', request.params.id);
+          }
+          return found(app.sql, request.params.id);
+        },
+      );
+
+      owner.delete(
+        '/health/discovered/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Dismiss a candidate: later sweeps do not propose it again',
+            params: IdParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await app.sql.begin((tx) => dismissCandidate(tx, request.params.id)))) {
+            throw hubError('CANDIDATE_NOT_FOUND', request.params.id);
+          }
+          return reply.status(204).send(null);
+        },
+      );
+    }),
+  );
+};
+
+export default plugin;

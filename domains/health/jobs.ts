@@ -1,0 +1,154 @@
+// health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
+// passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts in the
+// background. discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
+// with an interval under a minute falls due again; results older than the retention setting are removed each run.
+import { type Alert, notify } from '../../lib/notify.ts';
+import type { DomainCron } from '../../worker/cron.ts';
+import { enqueue } from '../../worker/enqueue.ts';
+import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
+import { readSetting } from '../settings/registry.ts';
+import { eachLimited, runCheck } from './checks.ts';
+import { sweep } from './discovery.ts';
+import type { HealthCheckPayload } from './schema.ts';
+import { healthRetentionSetting } from './setting.ts';
+import { alertFor, nextStanding } from './state.ts';
+import {
+  type DueService,
+  nextDue,
+  pruneResults,
+  recordCheck,
+  servicesToCheck,
+  upsertCandidate,
+} from './store.ts';
+
+interface Log {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+const quiet: Log = { info: () => undefined, warn: () => undefined };
+
+function alertOf(service: DueService, kind: 'down' | 'up', message: string): Alert {
+  const where = service.url ?? `${service.host}:${service.port}`;
+  return kind === 'down'
+    ? {
+        event: 'service.down',
+        title: `${service.name} is down`,
+        message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
+        tags: ['red_circle', 'service-down'],
+        priority: 4,
+        data: {
+          service_id: service.id,
+          service: service.name,
+          category: service.category,
+          state: 'down',
+          reason: message,
+        },
+      }
+    : {
+        event: 'service.up',
+        title: `${service.name} is back up`,
+        message: `${service.name} (${service.category}) is up again: ${message}\n${where}`,
+        tags: ['green_circle', 'service-up'],
+        priority: 3,
+        data: {
+          service_id: service.id,
+          service: service.name,
+          category: service.category,
+          state: 'up',
+          reason: message,
+        },
+      };
+}
+
+export interface RoundSummary {
+  checked: number;
+  up: number;
+  down: number;
+  changed: number;
+  ms: number;
+}
+
+/** One round of checks. */
+export async function checkServices(
+  deps: JobDeps,
+  payload: HealthCheckPayload,
+  log: Log = quiet,
+): Promise<RoundSummary> {
+  const started = performance.now();
+  const services = await servicesToCheck(deps.sql, payload);
+  const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
+  await eachLimited(services, deps.config.healthCheckConcurrency, async (service) => {
+    const outcome = await runCheck(service);
+    const recorded = await deps.sql.begin((tx) =>
+      recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
+    );
+    if (!recorded) return; // Deleted meanwhile.
+    summary.checked++;
+    if (recorded.to === 'up') summary.up++;
+    if (recorded.to === 'down') summary.down++;
+    if (recorded.changed) summary.changed++;
+    const alert = alertFor(recorded.from, recorded.to);
+    if (alert) notify(deps.config, alertOf(service, alert, outcome.message), log);
+  });
+  summary.ms = Math.round(performance.now() - started);
+  return summary;
+}
+
+export async function discoverLan(deps: JobDeps, log: Log = quiet) {
+  const { addresses, findings } = await sweep(deps.config);
+  const counts = { addresses: addresses.length, open: findings.length, added: 0, updated: 0, skipped: 0 };
+  await deps.sql.begin(async (tx) => {
+    for (const finding of findings) counts[await upsertCandidate(tx, finding.definition)]++;
+  });
+  log.info(
+    `discover.lan: ${counts.addresses} addresses, ${counts.open} open ports, ${counts.added} new candidates, ` +
+      `${counts.updated} updated, ${counts.skipped} left alone (curated or dismissed)`,
+  );
+  return counts;
+}
+
+export const healthTasks: DomainTasks = (deps) => ({
+  'health.check': async (payload, helpers) => {
+    const log = { info: (m: string) => helpers.logger.info(m), warn: (m: string) => helpers.logger.warn(m) };
+    const summary = await checkServices(deps, payload, log);
+    log.info(
+      `health.check: ${summary.checked} checked (${summary.up} up, ${summary.down} down) in ${summary.ms} ms`,
+    );
+    if (!payload.due) return;
+    await pruneResults(deps.sql, await readSetting(deps.sql, healthRetentionSetting));
+    // Services checked more often than once a minute: one follow-up run when the next falls due before the tick.
+    const next = await nextDue(deps.sql);
+    const tick = new Date();
+    tick.setSeconds(60, 0);
+    if (next && next < tick) {
+      await enqueue(
+        deps.sql,
+        'health.check',
+        { due: true },
+        {
+          jobKey: 'health.check:follow-up',
+          runAt: new Date(Math.max(next.getTime(), Date.now() + 1000)),
+        },
+      );
+    }
+  },
+  'discover.lan': async (_payload, helpers) => {
+    await discoverLan(deps, { info: (m) => helpers.logger.info(m), warn: (m) => helpers.logger.warn(m) });
+  },
+});
+
+export const healthCron: DomainCron = (deps) => [
+  { id: 'health.check', task: 'health.check', schedule: '* * * * *', payload: { due: true } },
+  ...(deps.config.discoverySchedule
+    ? [
+        {
+          id: 'discover.lan',
+          task: 'discover.lan' as const,
+          schedule: deps.config.discoverySchedule,
+          payload: {},
+        },
+      ]
+    : []),
+];

@@ -1,0 +1,200 @@
+import { type Static, Type } from 'typebox';
+import { NullableIconRef } from '../../lib/icon-ref.ts';
+import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+
+export const serviceStates = ['up', 'down', 'pending', 'unknown'] as const;
+export type ServiceState = (typeof serviceStates)[number];
+const State = Type.Union([
+  Type.Literal('up'),
+  Type.Literal('down'),
+  Type.Literal('pending'),
+  Type.Literal('unknown'),
+]);
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+  description: 'share of checks that passed, in per cent; null without checks in the period',
+});
+
+export const Service = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    category: Type.String(),
+    kind: Type.Union([Type.Literal('http'), Type.Literal('tcp')]),
+    url: NullableString,
+    host: NullableString,
+    port: NullableInteger,
+    status_min: Type.Integer(),
+    status_max: Type.Integer(),
+    keyword: NullableString,
+    follow_redirects: Type.Boolean(),
+    verify_tls: Type.Boolean(),
+    interval_s: Type.Integer(),
+    timeout_ms: Type.Integer(),
+    retries: Type.Integer(),
+    enabled: Type.Boolean(),
+    external: Type.Boolean(),
+    icon: NullableString,
+    icon_url: NullableString,
+    link: NullableString,
+    device_mac: NullableString,
+    discovered: Type.Boolean(),
+    notes: NullableString,
+    target: Type.String({ description: 'http: scheme://host:port/path; tcp: tcp://host:port' }),
+    state: State,
+    latency_ms: NullableInteger,
+    checked_at: NullableTimestamp,
+    since: Type.Union([Timestamp, Type.Null()], { description: 'when the state last changed' }),
+    message: NullableString,
+    uptime_24h: Percent,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Service' },
+);
+export type Service = Static<typeof Service>;
+
+const text = (maxLength: number) => Type.String({ maxLength });
+
+/** The fields an owner writes; `kind` decides which check fields apply. */
+export const serviceFields = {
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  category: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  kind: Type.Union([Type.Literal('http'), Type.Literal('tcp')]),
+  url: Nullable(text(2000)),
+  host: Nullable(text(253)),
+  port: Type.Union([Type.Integer(), Type.Null()]),
+  status_min: Type.Integer({ minimum: 100, maximum: 599 }),
+  status_max: Type.Integer({ minimum: 100, maximum: 599 }),
+  keyword: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
+  follow_redirects: Type.Boolean(),
+  verify_tls: Type.Boolean({ description: 'TLS certificate verification; turn off only for this service' }),
+  interval_s: Type.Integer({ minimum: 10, maximum: 86_400 }),
+  timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000 }),
+  retries: Type.Integer({ minimum: 0, maximum: 20 }),
+  enabled: Type.Boolean(),
+  external: Type.Boolean(),
+  icon: NullableIconRef,
+  link: Nullable(text(2000)),
+  device_mac: Nullable(text(40)),
+  notes: Nullable(text(10_000)),
+};
+
+export const CreateService = Type.Object(
+  {
+    name: serviceFields.name,
+    kind: serviceFields.kind,
+    category: Type.Optional(serviceFields.category),
+    url: Type.Optional(serviceFields.url),
+    host: Type.Optional(serviceFields.host),
+    port: Type.Optional(serviceFields.port),
+    status_min: Type.Optional(serviceFields.status_min),
+    status_max: Type.Optional(serviceFields.status_max),
+    keyword: Type.Optional(serviceFields.keyword),
+    follow_redirects: Type.Optional(serviceFields.follow_redirects),
+    verify_tls: Type.Optional(serviceFields.verify_tls),
+    interval_s: Type.Optional(serviceFields.interval_s),
+    timeout_ms: Type.Optional(serviceFields.timeout_ms),
+    retries: Type.Optional(serviceFields.retries),
+    enabled: Type.Optional(serviceFields.enabled),
+    external: Type.Optional(serviceFields.external),
+    icon: Type.Optional(serviceFields.icon),
+    link: Type.Optional(serviceFields.link),
+    device_mac: Type.Optional(serviceFields.device_mac),
+    notes: Type.Optional(serviceFields.notes),
+  },
+  { additionalProperties: false },
+);
+export type CreateService = Static<typeof CreateService>;
+export const UpdateService = Type.Partial(Type.Object(serviceFields), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+export type UpdateService = Static<typeof UpdateService>;
+
+export const ServiceGroups = Type.Object({
+  groups: Type.Array(
+    Type.Object({
+      category: Type.String(),
+      healthy: Type.Integer({ description: 'enabled services that are up' }),
+      total: Type.Integer({ description: 'enabled services' }),
+      services: Type.Array(Type.Ref('Service')),
+    }),
+  ),
+});
+
+export const ServiceGroupsQuery = Type.Object({
+  category: Type.Optional(Type.String({ maxLength: 100 })),
+  include_disabled: Type.Boolean({ default: true }),
+});
+
+export const HistoryQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time' })),
+  limit: Type.Integer({ minimum: 1, maximum: 5000, default: 500 }),
+});
+
+export const CheckResult = Type.Object({
+  checked_at: Timestamp,
+  ok: Type.Boolean(),
+  state: State,
+  latency_ms: NullableInteger,
+  message: NullableString,
+});
+
+export const History = Type.Object({
+  service_id: Uuid,
+  checks: Type.Array(CheckResult, { description: 'newest first' }),
+  uptime: Type.Object({ '24h': Percent, '7d': Percent, '30d': Percent }),
+});
+
+export const HealthEvent = Type.Object({
+  id: Uuid,
+  service_id: Type.Union([Uuid, Type.Null()]),
+  service_name: Type.String(),
+  from_state: State,
+  to_state: State,
+  message: NullableString,
+  at: Timestamp,
+});
+export const EventList = Paginated(HealthEvent);
+export const EventQuery = Type.Intersect([PageQuery, Type.Object({ service_id: Type.Optional(Uuid) })]);
+
+export const CheckRequest = Type.Object(
+  { ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })) },
+  { additionalProperties: false },
+);
+export const Accepted = Type.Object({ job_id: Type.String(), task: Type.String() });
+
+export const Candidate = Type.Intersect([
+  Type.Ref('Service'),
+  Type.Object({
+    device_name: Type.Union([Type.String(), Type.Null()], {
+      description: 'the known LAN device at this address, where there is one',
+    }),
+    display_name: Type.String({ description: 'the device name with the port, or host:port' }),
+  }),
+]);
+export const CandidateList = Type.Object({ items: Type.Array(Candidate), total: Type.Integer() });
+
+export const Promote = Type.Object(
+  {
+    name: Type.Optional(serviceFields.name),
+    category: Type.Optional(serviceFields.category),
+    icon: Type.Optional(serviceFields.icon),
+  },
+  { additionalProperties: false },
+);
+
+export const HealthCheckPayload = Type.Object(
+  {
+    ids: Type.Optional(Type.Array(Uuid)),
+    due: Type.Optional(
+      Type.Boolean({ description: 'only services whose interval has passed (the recurring run)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HealthCheckPayload = Static<typeof HealthCheckPayload>;
+export const DiscoverPayload = Type.Object({}, { additionalProperties: false });
