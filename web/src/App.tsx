@@ -22,6 +22,8 @@ export const screens: Screen[] = [
   { path: '/knowledge', label: 'Knowledge', icon: 'book', load: () => import('./screens/Knowledge.tsx') },
   { path: '/capture', label: 'Capture', icon: 'inbox', load: () => import('./screens/Capture.tsx') },
   { path: '/approvals', label: 'Approvals', icon: 'check', load: () => import('./screens/Approvals.tsx') },
+  { path: '/devices', label: 'Devices', icon: 'monitor', load: () => import('./screens/Devices.tsx') },
+  { path: '/services', label: 'Services', icon: 'activity', load: () => import('./screens/Services.tsx') },
   { path: '/speed', label: 'Speed tests', icon: 'gauge', load: () => import('./screens/Speed.tsx') },
   { path: '/settings', label: 'Settings', icon: 'sliders', load: () => import('./screens/Settings.tsx') },
 ];

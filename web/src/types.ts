@@ -16,3 +16,5 @@ export type AgentToken = Schemas['AgentToken'];
 export type SpeedtestResult = Schemas['SpeedtestResult'];
 export type VoiceClip = Schemas['VoiceClip'];
 export type IconSet = Schemas['IconSet'];
+export type Device = Schemas['Device'];
+export type Service = Schemas['Service'];
