@@ -5,12 +5,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config.ts';
+import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
+import aiUsage from './domains/ai-usage/index.ts';
+import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
+import backups from './domains/backups/index.ts';
 import capture from './domains/capture/index.ts';
+import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
 import health from './domains/health/index.ts';
+import host from './domains/host/index.ts';
 import icons from './domains/icons/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
@@ -19,6 +25,7 @@ import networkHosts from './domains/network-hosts/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
+import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
 import search from './domains/search/index.ts';
@@ -26,6 +33,7 @@ import sessions from './domains/sessions/index.ts';
 import { findSession } from './domains/sessions/store.ts';
 import settings from './domains/settings/index.ts';
 import { readSetting } from './domains/settings/registry.ts';
+import shlink from './domains/shlink/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
 import speedtest from './domains/speedtest/index.ts';
@@ -34,12 +42,14 @@ import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
+import weather from './domains/weather/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
+import { CardBus } from './lib/card-bus.ts';
 import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
-import errors, { frameworkError } from './plugins/errors.ts';
+import errors, { describeError, frameworkError } from './plugins/errors.ts';
 import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
@@ -59,6 +69,8 @@ export interface AppDeps {
   extraTasks?: TaskList;
   /** Run recurring work (default on; tests that drive it themselves turn it off). */
   cron?: boolean;
+  /** The clock of time-dependent answers (backup staleness); tests pass their own. */
+  now?: () => Date;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -108,6 +120,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
+  // Live dashboard card data: the card domains feed it, the dashboard stream reads it.
+  app.decorate('cards', new CardBus((error) => describeError(error)));
+  app.addHook('onClose', async () => app.cards.stop());
 
   await app.register(
     async (api) => {
@@ -136,6 +151,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(devices);
       await api.register(health);
       await api.register(metrics);
+      const now = deps.now ?? (() => new Date());
+      await api.register(dashboard);
+      await api.register(weather, { now });
+      await api.register(host);
+      await api.register(proxmox, { now });
+      await api.register(backups, { now });
+      await api.register(shlink, { now });
+      await api.register(assistant);
+      await api.register(aiUsage);
+      await api.register(actions);
     },
     { prefix: '/api' },
   );
@@ -148,5 +173,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    cards: CardBus;
   }
 }

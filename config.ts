@@ -103,6 +103,37 @@ export interface Config {
   discoveryConcurrency: number;
   discoveryTimeoutMs: number;
   discoverySchedule: string | null;
+  /** The dashboard's upstreams and cards (README, Dashboard). */
+  dashboard: DashboardConfig;
+  /** The assistant's runner; null when ASSISTANT_RUNNER is unset. */
+  assistant: AssistantConfig | null;
+  /** The hub's base URL as a runner on this machine reaches it (HUB_MCP_URL is derived from it); null: the listening address. */
+  hubUrl: string | null;
+}
+
+export interface DashboardConfig {
+  /** Time limit of one call to a configured upstream (weather, Proxmox, Shlink). */
+  upstreamTimeoutMs: number;
+  weather: {
+    url: string;
+    latitude: number | null;
+    longitude: number | null;
+    units: 'metric' | 'imperial';
+    timezone: string;
+  };
+  host: { proc: string; sys: string; mounts: string[]; sampleSeconds: number };
+  pve: {
+    url: string | null;
+    token: string | null;
+    caFile: string | null;
+    tlsInsecure: boolean;
+    cacheSeconds: number;
+  };
+  storageWatchPercent: number;
+  storageAttentionPercent: number;
+  shlink: { url: string | null; apiKey: string | null };
+  /** Seconds between the dashboard stream's heartbeats. */
+  heartbeatSeconds: number;
 }
 
 export interface LinkdingConfig {
@@ -118,6 +149,20 @@ export interface IconZipLimits {
   maxEntryBytes: number;
   maxRatio: number;
 }
+
+export type AssistantConfig =
+  | { runner: 'command'; command: string; timeoutMs: number; historyMessages: number }
+  | {
+      runner: 'openai';
+      url: string;
+      model: string;
+      apiKey: string | null;
+      timeoutMs: number;
+      historyMessages: number;
+      maxRounds: number;
+      /** The model runs on the owner's machines (the URL is loopback or a private address): counted as local usage. */
+      local: boolean;
+    };
 
 export type SttConfig =
   | { provider: 'openai'; url: string; model: string; apiKey: string | null; timeoutMs: number }
@@ -169,6 +214,106 @@ function httpUrl(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an http(s) URL (got "${raw}")`);
   }
   return url.toString();
+}
+
+function decimal(env: Env, name: string, min: number, max: number): number | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  if (!/^-?\d+(\.\d+)?$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function optionalUrl(env: Env, name: string): string | null {
+  return text(env, name) === null ? null : httpUrl(env, name, '').replace(/\/+$/, '');
+}
+
+function dashboard(env: Env): DashboardConfig {
+  const latitude = decimal(env, 'WEATHER_LATITUDE', -90, 90);
+  const longitude = decimal(env, 'WEATHER_LONGITUDE', -180, 180);
+  if ((latitude === null) !== (longitude === null)) {
+    throw new ConfigError(
+      latitude === null ? 'WEATHER_LATITUDE' : 'WEATHER_LONGITUDE',
+      'must be set too: a place needs both',
+    );
+  }
+  const timezone = text(env, 'WEATHER_TIMEZONE') ?? 'auto';
+  if (timezone !== 'auto' && !Intl.supportedValuesOf('timeZone').includes(timezone) && timezone !== 'UTC') {
+    throw new ConfigError(
+      'WEATHER_TIMEZONE',
+      `must be an IANA time zone such as Europe/Berlin, or auto (got "${timezone}")`,
+    );
+  }
+  const mounts = (text(env, 'HOST_MOUNTS') ?? '/')
+    .split(',')
+    .map((mount) => mount.trim())
+    .filter(Boolean);
+  const badMount = mounts.find((mount) => !mount.startsWith('/'));
+  if (badMount !== undefined) {
+    throw new ConfigError(
+      'HOST_MOUNTS',
+      `must be a comma-separated list of absolute paths (got "${badMount}")`,
+    );
+  }
+  const pveUrl = optionalUrl(env, 'PVE_URL');
+  const pveToken = text(env, 'PVE_TOKEN');
+  if (pveToken !== null && !/^[^@\s]+@[^!\s]+![^=\s]+=\S+$/.test(pveToken)) {
+    throw new ConfigError('PVE_TOKEN', 'must look like USER@REALM!TOKENID=SECRET');
+  }
+  if ((pveUrl === null) !== (pveToken === null)) {
+    throw new ConfigError(
+      pveUrl === null ? 'PVE_URL' : 'PVE_TOKEN',
+      'must be set too: the Proxmox cards need PVE_URL and PVE_TOKEN',
+    );
+  }
+  const caFile = text(env, 'PVE_CA_FILE');
+  if (caFile !== null && !existsSync(caFile)) {
+    throw new ConfigError('PVE_CA_FILE', `names a file that does not exist ("${caFile}")`);
+  }
+  const watch = integer(env, 'STORAGE_WATCH_PERCENT', 80, 1, 100);
+  const attention = integer(env, 'STORAGE_ATTENTION_PERCENT', 90, 1, 100);
+  if (watch > attention) {
+    throw new ConfigError(
+      'STORAGE_WATCH_PERCENT',
+      `must not be above STORAGE_ATTENTION_PERCENT (${attention})`,
+    );
+  }
+  const shlinkUrl = optionalUrl(env, 'SHLINK_URL');
+  const shlinkKey = text(env, 'SHLINK_API_KEY');
+  if ((shlinkUrl === null) !== (shlinkKey === null)) {
+    throw new ConfigError(
+      shlinkUrl === null ? 'SHLINK_URL' : 'SHLINK_API_KEY',
+      'must be set too: the link shortener needs SHLINK_URL and SHLINK_API_KEY',
+    );
+  }
+  return {
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 100, 120_000),
+    weather: {
+      url: httpUrl(env, 'WEATHER_URL', 'https://api.open-meteo.com').replace(/\/+$/, ''),
+      latitude,
+      longitude,
+      units: oneOf(env, 'WEATHER_UNITS', ['metric', 'imperial'] as const, 'metric'),
+      timezone,
+    },
+    host: {
+      proc: path.resolve(text(env, 'HOST_PROC') ?? '/proc'),
+      sys: path.resolve(text(env, 'HOST_SYS') ?? '/sys'),
+      mounts,
+      sampleSeconds: integer(env, 'HOST_SAMPLE_SECONDS', 5, 1, 300),
+    },
+    pve: {
+      url: pveUrl,
+      token: pveToken,
+      caFile,
+      tlsInsecure: flag(env, 'PVE_TLS_INSECURE'),
+      cacheSeconds: integer(env, 'PVE_CACHE_SECONDS', 30, 1, 3600),
+    },
+    storageWatchPercent: watch,
+    storageAttentionPercent: attention,
+    shlink: { url: shlinkUrl, apiKey: shlinkKey },
+    heartbeatSeconds: integer(env, 'DASHBOARD_HEARTBEAT_SECONDS', 15, 1, 3600),
+  };
 }
 
 function databaseUrl(env: Env): string | null {
@@ -353,6 +498,58 @@ export const defaultDiscoveryPorts = [
   19999, 32400,
 ];
 
+function isLocalHost(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    name === 'localhost' ||
+    name.endsWith('.local') ||
+    name.endsWith('.lan') ||
+    name.endsWith('.home.arpa') ||
+    /^127\./.test(name) ||
+    /^10\./.test(name) ||
+    /^192\.168\./.test(name) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(name) ||
+    name === '::1' ||
+    /^f[cd][0-9a-f]{2}:/.test(name) ||
+    !name.includes('.')
+  );
+}
+
+function assistant(env: Env): AssistantConfig | null {
+  const runner = text(env, 'ASSISTANT_RUNNER');
+  if (runner === null) return null;
+  const timeoutMs = integer(env, 'ASSISTANT_TIMEOUT_MS', 300_000, 1000, 3_600_000);
+  const historyMessages = integer(env, 'ASSISTANT_HISTORY_MESSAGES', 20, 0, 500);
+  if (runner === 'command') {
+    const command = text(env, 'ASSISTANT_COMMAND');
+    if (command === null)
+      throw new ConfigError('ASSISTANT_COMMAND', 'is required with ASSISTANT_RUNNER=command');
+    return { runner, command, timeoutMs, historyMessages };
+  }
+  if (runner === 'openai') {
+    if (text(env, 'ASSISTANT_OPENAI_URL') === null) {
+      throw new ConfigError(
+        'ASSISTANT_OPENAI_URL',
+        'is required with ASSISTANT_RUNNER=openai (e.g. http://ollama.lan:11434/v1)',
+      );
+    }
+    const model = text(env, 'ASSISTANT_MODEL');
+    if (model === null) throw new ConfigError('ASSISTANT_MODEL', 'is required with ASSISTANT_RUNNER=openai');
+    const url = httpUrl(env, 'ASSISTANT_OPENAI_URL', '').replace(/\/+$/, '');
+    return {
+      runner,
+      url,
+      model,
+      apiKey: text(env, 'ASSISTANT_API_KEY'),
+      timeoutMs,
+      historyMessages,
+      maxRounds: integer(env, 'ASSISTANT_MAX_ROUNDS', 8, 1, 50),
+      local: isLocalHost(new URL(url).hostname),
+    };
+  }
+  throw new ConfigError('ASSISTANT_RUNNER', `must be command or openai (got "${runner}")`);
+}
+
 /** Root runs the embedded database as the postgres user, which cannot reach a private home directory. */
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/ops-hub' : path.resolve('data');
@@ -438,6 +635,9 @@ export function loadConfig(env: Env = environment()): Config {
     discoveryConcurrency: integer(env, 'DISCOVERY_CONCURRENCY', 128, 1, 1024),
     discoveryTimeoutMs: integer(env, 'DISCOVERY_TIMEOUT_MS', 1500, 100, 60_000),
     discoverySchedule: schedule(env, 'DISCOVERY_SCHEDULE', null),
+    dashboard: dashboard(env),
+    assistant: assistant(env),
+    hubUrl: text(env, 'HUB_URL') === null ? null : httpUrl(env, 'HUB_URL', '').replace(/\/+$/, ''),
   };
 }
 

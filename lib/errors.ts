@@ -145,6 +145,45 @@ const catalogue = {
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
   SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
+  // Dashboard and infrastructure cards. An upstream's failure is our 502 with its own status in the message and in
+  // `upstream`, never its status as ours.
+  LAYOUT_INVALID: entry(400, detail),
+  LAYOUT_CHANGED: entry(412, detail),
+  WEATHER_PLACE_INVALID: entry(400, detail),
+  WEATHER_UPSTREAM_FAILED: entry(502, (reason: string) => `Open-Meteo failed: ${reason}`),
+  PROXMOX_UPSTREAM_FAILED: entry(502, (reason: string) => `Proxmox VE failed: ${reason}`),
+  PROXMOX_TOKEN_REFUSED: entry(
+    502,
+    (reason: string) =>
+      `Proxmox VE refused the API token (${reason}): check PVE_TOKEN and give the token the PVEAuditor role on /`,
+  ),
+  HOST_METRICS_UNAVAILABLE: entry(502, detail),
+  BACKUP_INVALID: entry(400, detail),
+  SHLINK_UPSTREAM_FAILED: entry(502, (reason: string) => `Shlink failed: ${reason}`),
+  SHLINK_REJECTED: entry(400, (reason: string) => `Shlink refused the link: ${reason}`),
+
+  // The assistant and actions.
+  ASSISTANT_NOT_CONFIGURED: entry(
+    503,
+    () => 'no assistant runner is configured: set ASSISTANT_RUNNER (command or openai) and its settings',
+  ),
+  TURN_IN_PROGRESS: entry(
+    409,
+    () => 'a turn is already running in this conversation; wait for its done event',
+  ),
+  AGENT_DISABLED: entry(409, (name: string) => `the agent "${name}" is disabled`),
+  AGENT_OUT_OF_SPACE: entry(409, (name: string) => `the agent "${name}" is scoped to another space`),
+  CAPABILITY_MISSING: entry(
+    403,
+    (name: string, capability: string) => `the agent "${name}" lacks the ${capability} capability`,
+  ),
+  INFRA_AGENT_MISSING: entry(
+    404,
+    () => 'no infrastructure agent: name one in the assistant settings or give an agent the infra capability',
+  ),
+  UNKNOWN_ACTION: entry(400, detail),
+  ACTION_NOT_FOUND: notFound('pending action'),
+  ACTION_NOT_PENDING: entry(409, detail),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

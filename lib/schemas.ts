@@ -68,3 +68,11 @@ export const ErrorResponse = Type.Object(
 export function errors(...codes: number[]): Record<number, typeof ErrorResponse> {
   return Object.fromEntries(codes.map((code) => [code, ErrorResponse]));
 }
+
+/** A dashboard card's data: open-ended, with `configured: false` when its upstream is not set up (or its JSON text, sent as is). */
+export const CardBody = Type.Unsafe<Record<string, unknown> | string>(
+  Type.Object(
+    { configured: Type.Optional(Type.Boolean()), stale: Type.Optional(Type.Boolean()) },
+    { additionalProperties: true },
+  ),
+);

@@ -15,6 +15,8 @@ export interface TaskDeclaration {
   description: string;
   /** The owner (or an approved agent proposal) may start it by name through /api/actions/run. */
   action?: boolean;
+  /** What an action's params are merged over to make the payload. */
+  actionDefaults?: Record<string, unknown>;
   /** Attempts before a failing run is given up (graphile-worker's default is 25). */
   maxAttempts?: number;
 }
@@ -33,6 +35,7 @@ export const taskCatalogue = {
     payload: SpeedtestRunPayload,
     description: 'Measures the internet connection with SPEEDTEST_COMMAND and records the result',
     action: true,
+    actionDefaults: { trigger: 'manual' },
     maxAttempts: 1,
   },
   'voice.purge': {

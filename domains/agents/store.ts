@@ -97,13 +97,47 @@ export async function listTokens(sql: Db, agentId: string | undefined, limit: nu
 
 export async function insertToken(
   sql: Db,
-  token: { agent_id: string; label: string; hash: Buffer; prefix: string; expires_at: Date | null },
+  token: {
+    agent_id: string;
+    label: string;
+    hash: Buffer;
+    prefix: string;
+    expires_at: Date | null;
+    /** Narrows the agent's scope to one space (a turn token). */
+    space_id?: string | null;
+  },
 ): Promise<TokenRow> {
   const [row] = await sql<TokenRow[]>`
-    insert into agent_tokens (agent_id, label, token_hash, token_prefix, expires_at)
-    values (${token.agent_id}, ${token.label}, ${token.hash}, ${token.prefix}, ${token.expires_at})
+    insert into agent_tokens (agent_id, label, token_hash, token_prefix, expires_at, space_id)
+    values (${token.agent_id}, ${token.label}, ${token.hash}, ${token.prefix}, ${token.expires_at},
+      ${token.space_id ?? null})
     returning ${sql(tokenColumns)}`;
   return row;
+}
+
+export async function findAgentByName(sql: Db, name: string): Promise<AgentRow | undefined> {
+  const [row] = await sql<AgentRow[]>`select ${sql(agentColumns)} from agents where name = ${name}`;
+  return row;
+}
+
+/** The first active agent holding a capability, oldest first. */
+export async function findAgentWithCapability(sql: Db, capability: string): Promise<AgentRow | undefined> {
+  const [row] = await sql<AgentRow[]>`
+    select ${sql(agentColumns)} from agents
+    where ${capability} = any(capabilities) and status = 'active' order by created_at, id limit 1`;
+  return row;
+}
+
+/** The agent of that name, created with `input` when there is none (concurrent first uses agree on one). */
+export async function ensureAgent(sql: Db, input: AgentInput): Promise<AgentRow> {
+  await sql`
+    insert into agents (name, display_name, persona, capabilities, tier, space_id, status)
+    values (${input.name}, ${input.display_name ?? input.name}, ${input.persona ?? ''}, ${input.capabilities ?? []},
+            ${input.tier ?? 'suggest'}, ${input.space_id ?? null}, ${input.status ?? 'active'})
+    on conflict (name) do nothing`;
+  const found = await findAgentByName(sql, input.name);
+  if (!found) throw new Error(`agent ${input.name} vanished`);
+  return found;
 }
 
 export async function revokeToken(sql: Db, id: string): Promise<TokenRow | undefined> {
@@ -115,7 +149,8 @@ export async function revokeToken(sql: Db, id: string): Promise<TokenRow | undef
 /** The active agent behind a token hash: token neither revoked nor expired, agent not disabled. */
 export async function findTokenOwner(sql: Db, hash: Buffer): Promise<TokenOwner | undefined> {
   const [row] = await sql<TokenOwner[]>`
-    select t.id as token_id, t.token_hash, a.id as agent_id, a.name, a.tier, a.space_id
+    select t.id as token_id, t.token_hash, a.id as agent_id, a.name, a.tier,
+      coalesce(t.space_id, a.space_id) as space_id
     from agent_tokens t join agents a on a.id = t.agent_id
     where t.token_hash = ${hash} and t.revoked_at is null
       and (t.expires_at is null or t.expires_at > now()) and a.status = 'active'`;

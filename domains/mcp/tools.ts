@@ -3,8 +3,12 @@
 import { httpErrors } from '@fastify/sensible';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { hubError } from '../../lib/errors.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
+import { actionTasks } from '../../worker/catalogue.ts';
+import { runAction } from '../actions/actions.ts';
+import { RunAction } from '../actions/schema.ts';
 import { deviceList } from '../devices/index.ts';
 import { Device, DeviceList, DeviceListQuery } from '../devices/schema.ts';
 import { validator } from '../entities/handler.ts';
@@ -356,6 +360,29 @@ export const tools: Tool[] = [
         args,
         listPendingChanges(ctx.sql, { agentId: ctx.principal.agentId, status, limit, offset }),
       );
+    },
+  }),
+  tool({
+    name: 'propose_action',
+    title: 'Propose an action',
+    description:
+      `Ask the owner to run a task (${actionTasks.join(', ')}); params are its payload. An agent's proposal ` +
+      'waits for the owner’s approval ({ action_id, status: "pending" }); the owner’s own call runs it at once.',
+    input: RunAction,
+    output: Type.Object({
+      action_id: Type.Optional(Type.String()),
+      job_id: Type.Optional(Type.String()),
+      status: Type.String(),
+    }),
+    readOnly: false,
+    async run(args, ctx) {
+      if (ctx.principal.kind === 'agent' && ctx.principal.tier === 'read') {
+        throw hubError('TIER_CANNOT_WRITE', ctx.principal.tier);
+      }
+      const outcome = await runAction(ctx.sql, ctx.principal, args);
+      return outcome.started
+        ? { job_id: outcome.job_id, status: 'queued' }
+        : { action_id: outcome.action.id, status: 'pending' };
     },
   }),
 ];

@@ -17,6 +17,9 @@ import {
   updateNetworkHost,
 } from './store.ts';
 
+/** The whole inventory, for other domains (the cluster card merges it into its nodes and guests). */
+export { listNetworkHosts as networkHostInventory, type NetworkHostRow } from './store.ts';
+
 const tags = ['network-hosts'];
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {

@@ -218,3 +218,26 @@ export async function rejectChange(
     return change;
   }) as Promise<PendingChangeRow>;
 }
+
+export interface DraftSummary {
+  pending_change_id: string;
+  action: string;
+  entity_type: string;
+  summary: string;
+}
+
+/** A pending change as the assistant shows it in place: what it would do, in a line. */
+export async function describeDraft(sql: Sql, id: string): Promise<DraftSummary | null> {
+  const change = await findPendingChange(sql, id);
+  if (!change) return null;
+  const payload = change.payload ?? {};
+  const named = ['title', 'name', 'url']
+    .map((field) => payload[field])
+    .find((value) => typeof value === 'string');
+  return {
+    pending_change_id: change.id,
+    action: change.action,
+    entity_type: change.entity_type,
+    summary: `${change.action} ${change.entity_type.replace(/_/g, ' ')}${named ? `: ${named}` : ''}`,
+  };
+}

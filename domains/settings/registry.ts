@@ -7,10 +7,13 @@ import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
+import { assistantSetting } from '../assistant/setting.ts';
+import { dashboardSetting } from '../dashboard/setting.ts';
 import { healthRetentionSetting } from '../health/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
 import { voiceSetting } from '../voice/setting.ts';
+import { weatherSetting } from '../weather/setting.ts';
 import { deleteSetting, getSetting, initSetting, putSetting, type SettingRow } from './store.ts';
 
 export const settingDefinitions: readonly SettingDefinition[] = [
@@ -18,6 +21,9 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   speedtestSetting,
   voiceSetting,
   healthRetentionSetting,
+  weatherSetting,
+  dashboardSetting,
+  assistantSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { insertConversation, insertMessage } from '../../domains/messages/store.ts';
+import { insertConversation, insertMessage } from '../../domains/assistant/store.ts';
 import { insertSourceDoc } from '../../domains/source-docs/store.ts';
 import { createAgent, createSpace, type TestApp, testApp } from '../helpers/app.ts';
 

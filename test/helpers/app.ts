@@ -58,6 +58,8 @@ export interface TestAppOptions {
   cron?: boolean;
   /** Receives the pool's warnings (dropped connections). */
   dbLog?: DbLogger;
+  /** The app's clock (backup staleness). */
+  now?: () => Date;
 }
 
 type Request = Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> };
@@ -90,6 +92,7 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     worker: options.worker ? 'in-process' : 'off',
     extraTasks: options.extraTasks,
     cron: options.cron ?? false,
+    now: options.now,
   });
   await app.ready();
   t.teardown(async () => {

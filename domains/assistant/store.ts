@@ -1,11 +1,12 @@
-// Conversations (of a space, or global when space_id is null) and their messages. The assistant writes them;
-// unified search reads them.
+// Conversations (an agent's, in a space or global when space_id is null) and their messages. The assistant writes
+// them; unified search reads them.
 import type { Db } from '../../plugins/db.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 
 export interface ConversationRow {
   id: string;
+  agent_id: string | null;
   space_id: string | null;
   title: string;
   created_at: Date;
@@ -21,7 +22,7 @@ export interface MessageRow {
   created_at: Date;
 }
 
-const conversationColumns = ['id', 'space_id', 'title', 'created_at', 'updated_at'];
+const conversationColumns = ['id', 'agent_id', 'space_id', 'title', 'created_at', 'updated_at'];
 const messageColumns = ['id', 'conversation_id', 'role', 'content', 'metadata', 'created_at'];
 
 export async function insertConversation(
@@ -107,4 +108,77 @@ export async function recentMessages(sql: Db, conversationId: string, count: num
     select ${sql(messageColumns)} from messages where conversation_id = ${conversationId}
     order by created_at desc, id desc limit ${count}`;
   return rows.reverse();
+}
+
+/** The conversation of an agent in a space (or its global one), made on first use. */
+export async function conversationOf(
+  sql: Db,
+  agentId: string,
+  spaceId: string | null,
+): Promise<ConversationRow> {
+  await sql`
+    insert into conversations (agent_id, space_id) values (${agentId}, ${spaceId})
+    on conflict (agent_id, space_id) where agent_id is not null do nothing`;
+  const [row] = await sql<ConversationRow[]>`
+    select ${sql(conversationColumns)} from conversations
+    where agent_id = ${agentId} and space_id is not distinct from ${spaceId}`;
+  return row;
+}
+
+/** The conversation, if it exists yet (reading history makes none). */
+export async function findConversationOf(
+  sql: Db,
+  agentId: string,
+  spaceId: string | null,
+): Promise<ConversationRow | undefined> {
+  const [row] = await sql<ConversationRow[]>`
+    select ${sql(conversationColumns)} from conversations
+    where agent_id = ${agentId} and space_id is not distinct from ${spaceId}`;
+  return row;
+}
+
+/**
+ * Claims the conversation for one turn: false while another turn holds it. A claim older than `staleAfterMs` (its
+ * process died mid-turn) is taken over.
+ */
+export async function claimTurn(sql: Db, id: string, staleAfterMs: number): Promise<boolean> {
+  const rows = await sql`
+    update conversations set turn_started_at = now()
+    where id = ${id}
+      and (turn_started_at is null or turn_started_at < now() - make_interval(secs => ${staleAfterMs / 1000}))`;
+  return rows.count > 0;
+}
+
+export async function releaseTurn(sql: Db, id: string): Promise<void> {
+  await sql`update conversations set turn_started_at = null where id = ${id}`;
+}
+
+/** A page of messages older than `before` (a message id), oldest first, and whether older ones remain. */
+export async function messagesBefore(
+  sql: Db,
+  conversationId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<{ items: MessageRow[]; has_more: boolean }> {
+  const older = before
+    ? sql`and (created_at, id) < (select created_at, id from messages where id = ${before})`
+    : sql``;
+  const rows = await sql<MessageRow[]>`
+    select ${sql(messageColumns)} from messages where conversation_id = ${conversationId} ${older}
+    order by created_at desc, id desc limit ${limit + 1}`;
+  return { items: rows.slice(0, limit).reverse(), has_more: rows.length > limit };
+}
+
+export async function findSpaceCompanion(
+  sql: Db,
+  spaceId: string,
+): Promise<{ id: string; companion_agent_id: string | null } | undefined> {
+  const [row] = await sql<{ id: string; companion_agent_id: string | null }[]>`
+    select id, companion_agent_id from spaces where id = ${spaceId}`;
+  return row;
+}
+
+export async function setSpaceCompanion(sql: Db, spaceId: string, agentId: string | null): Promise<boolean> {
+  const rows = await sql`update spaces set companion_agent_id = ${agentId} where id = ${spaceId}`;
+  return rows.count > 0;
 }

@@ -1,0 +1,125 @@
+// Running a task of the catalogue by name: the owner's run is enqueued at once; an agent's run is a proposal the
+// owner approves (enqueued exactly once, under one atomic claim) or rejects, both audited.
+
+import { hubError } from '../../lib/errors.ts';
+import type { Principal } from '../../plugins/auth.ts';
+import type { Sql } from '../../plugins/db.ts';
+import { actionTasks, type TaskDeclaration, type TaskName, taskCatalogue } from '../../worker/catalogue.ts';
+import { enqueue, payloadProblem } from '../../worker/enqueue.ts';
+import { actorOf, insertAuditEntry } from '../audit/store.ts';
+import type { PendingAction, RunAction } from './schema.ts';
+import {
+  claimPendingAction,
+  findPendingAction,
+  insertPendingAction,
+  markApproved,
+  rejectPendingAction,
+  reopenPendingAction,
+} from './store.ts';
+
+/** The task and payload an action names; 400 for a task that is not actionable or params that do not fit. */
+export function actionPayload(body: RunAction): { task: TaskName; payload: Record<string, unknown> } {
+  const task = actionTasks.find((name) => name === body.action);
+  if (!task) {
+    throw hubError(
+      'UNKNOWN_ACTION',
+      `"${body.action}" is not an action; actions: ${actionTasks.join(', ') || 'none yet'}`,
+    );
+  }
+  const defaults = (taskCatalogue[task] as TaskDeclaration).actionDefaults ?? {};
+  const payload = { ...defaults, ...body.params };
+  const problem = payloadProblem(task, payload);
+  if (problem) throw hubError('VALIDATION_FAILED', `params: ${problem}`);
+  return { task, payload };
+}
+
+export type ActionOutcome =
+  | { started: true; job_id: string; task: TaskName }
+  | { started: false; action: PendingAction };
+
+export async function runAction(sql: Sql, principal: Principal, body: RunAction): Promise<ActionOutcome> {
+  const { task, payload } = actionPayload(body);
+  if (principal.kind === 'agent') {
+    return {
+      started: false,
+      action: await insertPendingAction(sql, { action: task, params: payload, agent_id: principal.agentId }),
+    };
+  }
+  const job = await enqueue(sql, task, payload as never);
+  return { started: true, job_id: job.id, task };
+}
+
+const audited = (action: PendingAction) => ({
+  pending_change_id: null,
+  entity_type: 'action',
+  entity_id: action.id,
+});
+
+/** Approves once: the claim is one conditional update; a failure to enqueue reopens it with the error. */
+export async function approveAction(sql: Sql, id: string, principal: Principal): Promise<PendingAction> {
+  const claimed = await claimPendingAction(sql, id);
+  if (!claimed) {
+    const current = await findPendingAction(sql, id);
+    if (!current) throw hubError('ACTION_NOT_FOUND', id);
+    throw hubError('ACTION_NOT_PENDING', `the action is ${current.status}, not pending`);
+  }
+  const actor = actorOf(principal);
+  try {
+    return await sql.begin(async (tx) => {
+      const { task, payload } = actionPayload({ action: claimed.action, params: claimed.params });
+      const job = await enqueue(tx, task, payload as never);
+      const approved = await markApproved(tx, id, job.id, actor);
+      await insertAuditEntry(tx, {
+        ...audited(claimed),
+        actor,
+        action: 'approve',
+        outcome: 'applied',
+        detail: {
+          action: claimed.action,
+          params: claimed.params,
+          agent_id: claimed.agent_id,
+          job_id: job.id,
+        },
+      });
+      return approved;
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    await sql.begin(async (tx) => {
+      await reopenPendingAction(tx, id, message);
+      await insertAuditEntry(tx, {
+        ...audited(claimed),
+        actor,
+        action: 'approve',
+        outcome: 'failed',
+        detail: { action: claimed.action, error: message },
+      });
+    });
+    throw error;
+  }
+}
+
+export async function rejectAction(
+  sql: Sql,
+  id: string,
+  principal: Principal,
+  reason: string | null,
+): Promise<PendingAction> {
+  return sql.begin(async (tx) => {
+    const actor = actorOf(principal);
+    const rejected = await rejectPendingAction(tx, id, reason, actor);
+    if (!rejected) {
+      const current = await findPendingAction(tx, id);
+      if (!current) throw hubError('ACTION_NOT_FOUND', id);
+      throw hubError('ACTION_NOT_PENDING', `the action is ${current.status}, not pending`);
+    }
+    await insertAuditEntry(tx, {
+      ...audited(rejected),
+      actor,
+      action: 'reject',
+      outcome: 'rejected',
+      detail: { action: rejected.action, params: rejected.params, agent_id: rejected.agent_id, reason },
+    });
+    return rejected;
+  });
+}

@@ -1,0 +1,24 @@
+// What a runner reports during a turn, whichever runner it is; the turn turns these into SSE events (spec 6.1).
+
+export type RunnerEvent =
+  | { type: 'message'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_result'; id: string; content: string; is_error: boolean; structured?: unknown }
+  | { type: 'usage'; model: string | null; input_tokens: number; output_tokens: number }
+  | { type: 'error'; message: string };
+
+/** A pending change id carried by a tool result: the structured content first, then JSON in the text. */
+export function pendingChangeIdOf(result: { content: string; structured?: unknown }): string | null {
+  const fromObject = (value: unknown): string | null => {
+    if (value === null || typeof value !== 'object') return null;
+    const id = (value as { pending_change_id?: unknown }).pending_change_id;
+    return typeof id === 'string' && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
+  };
+  const structured = fromObject(result.structured);
+  if (structured) return structured;
+  try {
+    return fromObject(JSON.parse(result.content));
+  } catch {
+    return null;
+  }
+}

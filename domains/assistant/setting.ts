@@ -1,0 +1,17 @@
+// The `assistant` setting: how the assistant looks and sounds, and which agents it runs as.
+import { defineSetting } from '../../lib/settings.ts';
+import { AssistantSettings } from './schema.ts';
+
+export const assistantSetting = defineSetting({
+  key: 'assistant',
+  schema: AssistantSettings,
+  defaultValue: {
+    avatar: null,
+    accent: '#4f9cf9',
+    persona: '',
+    voiceMode: 'off',
+    agent_id: null,
+    infra_agent_id: null,
+  },
+  description: 'Assistant avatar (iconRef or emoji), accent colour, persona, voice mode and agents',
+});

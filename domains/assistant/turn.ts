@@ -1,0 +1,211 @@
+// One assistant turn: claim the conversation (one turn at a time), store the owner's message, mint a turn token,
+// run the runner and stream its events as SSE (message, tool_call, tool_result, draft, usage, error, done), then store
+// the assistant's message with the tools it called, record the usage, revoke the token and release the conversation.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { hubError } from '../../lib/errors.ts';
+import { openEventStream } from '../../lib/sse.ts';
+import type { AgentRow } from '../agents/turn-token.ts';
+import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
+import { recordUsage } from '../ai-usage/index.ts';
+import { describeDraft } from '../pending-changes/governance.ts';
+import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
+import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
+import type { TurnBody } from './schema.ts';
+import { claimTurn, conversationOf, insertMessage, recentMessages, releaseTurn } from './store.ts';
+
+export interface TurnTarget {
+  agent: AgentRow;
+  spaceId: string | null;
+  persona: string;
+}
+
+/** Where a runner on this machine reaches the hub's tool protocol. */
+function mcpUrl(app: FastifyInstance): string {
+  if (app.config.hubUrl) return `${app.config.hubUrl}/api/mcp`;
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : app.config.port;
+  return `http://127.0.0.1:${port}/api/mcp`;
+}
+
+/** The hub's tools as the turn's agent: /api/mcp itself, called in-process, so scope, tiers and limits hold. */
+function toolsAs(app: FastifyInstance, token: string): RunnerInput['tools'] {
+  let id = 0;
+  const rpc = async (method: string, params: unknown) => {
+    id += 1;
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      payload: { jsonrpc: '2.0', id, method, params },
+    });
+    if (response.statusCode !== 200) {
+      const body = response.json() as { message?: string };
+      throw new Error(`${response.statusCode}: ${body.message ?? response.body.slice(0, 200)}`);
+    }
+    const body = response.json() as { result?: Record<string, unknown>; error?: { message?: string } };
+    if (body.error) throw new Error(body.error.message ?? 'tool protocol error');
+    return body.result ?? {};
+  };
+  return {
+    async list() {
+      const result = await rpc('tools/list', {});
+      return (result.tools as ToolDescription[]) ?? [];
+    },
+    async call(name, args): Promise<ToolOutcome> {
+      try {
+        const result = await rpc('tools/call', { name, arguments: args ?? {} });
+        const blocks = Array.isArray(result.content)
+          ? (result.content as { type: string; text?: string }[])
+          : [];
+        return {
+          content: blocks.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join(''),
+          structured: result.structuredContent,
+          is_error: result.isError === true,
+        };
+      } catch (error) {
+        return { content: (error as Error).message, is_error: true };
+      }
+    },
+  };
+}
+
+function promptOf(target: TurnTarget, body: TurnBody, history: { role: string; content: string }[]): string {
+  const parts = [target.persona.trim() || `You are ${target.agent.display_name}, the owner's assistant.`];
+  if (body.view) parts.push(`The owner is looking at (JSON):\n${JSON.stringify(body.view)}`);
+  if (history.length > 0) {
+    parts.push(`The conversation so far:\n${history.map((m) => `${m.role}: ${m.content}`).join('\n')}`);
+  }
+  parts.push(`The owner says:\n${body.message}`);
+  return parts.join('\n\n');
+}
+
+function systemOf(target: TurnTarget, body: TurnBody): string {
+  const persona = target.persona.trim() || `You are ${target.agent.display_name}, the owner's assistant.`;
+  const view = body.view ? `\n\nThe owner is looking at (JSON):\n${JSON.stringify(body.view)}` : '';
+  return (
+    `${persona}${view}\n\nUse the tools to read and change the owner's knowledge store. Writes you make may ` +
+    'become drafts the owner approves; say so when that happens.'
+  );
+}
+
+export async function runTurn(app: FastifyInstance, reply: FastifyReply, target: TurnTarget, body: TurnBody) {
+  const config = app.config.assistant;
+  const runner = runnerFor(config);
+  if (!config || !runner) throw hubError('ASSISTANT_NOT_CONFIGURED');
+  const sql = app.sql;
+  const conversation = await conversationOf(sql, target.agent.id, target.spaceId);
+  if (!(await claimTurn(sql, conversation.id, config.timeoutMs + 60_000))) {
+    throw hubError('TURN_IN_PROGRESS');
+  }
+  let tokenId: string | null = null;
+  let finished = false;
+  const finish = async () => {
+    if (finished) return;
+    finished = true;
+    if (tokenId) await revokeTurnToken(sql, tokenId);
+    await releaseTurn(sql, conversation.id);
+  };
+  try {
+    const history = (await recentMessages(sql, conversation.id, config.historyMessages))
+      .filter((message) => message.role === 'user' || message.role === 'assistant')
+      .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
+    await insertMessage(sql, {
+      conversation_id: conversation.id,
+      role: 'user',
+      content: body.message,
+      metadata: body.view ? { view: body.view } : {},
+    });
+    const turnToken = await mintTurnToken(sql, target.agent.id, target.spaceId, config.timeoutMs + 60_000);
+    tokenId = turnToken.id;
+
+    const stream = openEventStream(reply);
+    const started = Date.now();
+    let text = '';
+    let ok = true;
+    let usage: Extract<RunnerEvent, { type: 'usage' }> | null = null;
+    const tools: { id: string; name: string; arguments: unknown; content?: string; is_error?: boolean }[] =
+      [];
+    const drafts: string[] = [];
+    try {
+      for await (const event of runner({
+        prompt: promptOf(target, body, history),
+        system: systemOf(target, body),
+        history,
+        message: body.message,
+        mcpUrl: mcpUrl(app),
+        token: turnToken.token,
+        signal: stream.signal,
+        tools: toolsAs(app, turnToken.token),
+      })) {
+        if (event.type === 'message') {
+          text += event.text;
+          stream.send('message', { text: event.text });
+        } else if (event.type === 'tool_call') {
+          tools.push({ id: event.id, name: event.name, arguments: event.arguments });
+          stream.send('tool_call', { id: event.id, name: event.name, arguments: event.arguments });
+        } else if (event.type === 'tool_result') {
+          const call = tools.find((tool) => tool.id === event.id);
+          if (call) Object.assign(call, { content: event.content, is_error: event.is_error });
+          stream.send('tool_result', { id: event.id, content: event.content, is_error: event.is_error });
+          // Malformed content is simply no draft: the stream goes on.
+          const pendingId = pendingChangeIdOf(event);
+          const draft = pendingId ? await describeDraft(sql, pendingId).catch(() => null) : null;
+          if (draft) {
+            drafts.push(draft.pending_change_id);
+            stream.send('draft', draft);
+          }
+        } else if (event.type === 'usage') {
+          usage = event;
+        } else {
+          ok = false;
+          stream.send('error', { message: event.message });
+        }
+      }
+    } catch (error) {
+      ok = false;
+      app.log.error({ err: error }, 'assistant turn failed');
+      stream.send('error', { message: 'the turn failed' });
+    }
+    const latency = Date.now() - started;
+    const model = usage?.model ?? (config.runner === 'openai' ? config.model : null) ?? config.runner;
+    stream.send('usage', {
+      model,
+      input_tokens: usage?.input_tokens ?? 0,
+      output_tokens: usage?.output_tokens ?? 0,
+      latency_ms: latency,
+    });
+    const interrupted = stream.signal.aborted;
+    await insertMessage(sql, {
+      conversation_id: conversation.id,
+      role: 'assistant',
+      content: text,
+      metadata: {
+        tools,
+        drafts,
+        model,
+        ok: ok && !interrupted,
+        ...(interrupted ? { interrupted: true } : {}),
+      },
+    });
+    await recordUsage(sql, {
+      agent_id: target.agent.id,
+      source: `assistant:${config.runner}`,
+      model,
+      input_tokens: usage?.input_tokens ?? 0,
+      output_tokens: usage?.output_tokens ?? 0,
+      latency_ms: latency,
+      ok: ok && !interrupted,
+      local: config.runner === 'openai' && config.local,
+    });
+    // The conversation is free and the token dead before the client hears `done`, so a next turn never finds it busy.
+    await finish();
+    stream.send('done', { conversation_id: conversation.id });
+    stream.end();
+  } finally {
+    await finish();
+  }
+}

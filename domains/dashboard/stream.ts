@@ -1,0 +1,41 @@
+// The dashboard's server-sent event stream: `card` events from the card bus and a `heartbeat` event every
+// DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser notices a dead one.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export function openStream(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  open: Set<() => void>,
+): void {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  raw.write('retry: 5000\n\n');
+  const send = (event: string, data: unknown) => {
+    raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const stop = app.cards.watch((event) => send('card', event));
+  const heartbeat = setInterval(
+    () => send('heartbeat', { at: new Date().toISOString() }),
+    app.config.dashboard.heartbeatSeconds * 1000,
+  );
+  const close = () => {
+    clearInterval(heartbeat);
+    stop();
+    open.delete(end);
+  };
+  const end = () => {
+    close();
+    raw.end();
+  };
+  open.add(end);
+  request.raw.on('close', close);
+  raw.on('close', close);
+  raw.on('error', close);
+}

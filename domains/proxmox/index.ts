@@ -1,0 +1,99 @@
+// The Proxmox VE cards, read with a read-only token (PVE_URL, PVE_TOKEN) and cached PVE_CACHE_SECONDS.
+//   GET /api/cluster   cluster name and quorum, nodes, guests, with the network host inventory merged in
+//   GET /api/storage   ZFS pools, storages, container root filesystems and the HEALTHY / WATCH / ATTENTION roll-up
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
+import { CardBody, errors } from '../../lib/schemas.ts';
+import { dashboardSetting } from '../dashboard/setting.ts';
+import { networkHostInventory } from '../network-hosts/index.ts';
+import { readSetting } from '../settings/registry.ts';
+import { pveClient } from './client.ts';
+import { readCluster } from './cluster.ts';
+import { readStorage } from './storage.ts';
+
+const tags = ['dashboard'];
+const jsonType = 'application/json; charset=utf-8';
+const notConfigured = JSON.stringify({ configured: false });
+
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
+  const {
+    pve: options,
+    upstreamTimeoutMs,
+    storageWatchPercent,
+    storageAttentionPercent,
+  } = app.config.dashboard;
+  const pve =
+    options.url && options.token
+      ? pveClient({ ...options, url: options.url, token: options.token, timeoutMs: upstreamTimeoutMs })
+      : null;
+  if (pve) {
+    app.addHook('onClose', () => pve.close());
+    if (options.tlsInsecure) {
+      app.log.warn('PVE_TLS_INSECURE is on: the Proxmox certificate is not verified');
+    }
+  }
+  const cache = new TtlCache<object>({ ttlMs: options.cacheSeconds * 1000, now: () => now().getTime() });
+
+  async function cluster() {
+    if (!pve) return notConfigured;
+    const cached = await cache.get('cluster', async () => {
+      const inventory = await networkHostInventory(app.sql);
+      return readCluster(pve, inventory);
+    });
+    return cardJson(cached);
+  }
+
+  async function storage() {
+    if (!pve) return notConfigured;
+    const cached = await cache.get('storage', async () => {
+      const overrides = await readSetting(app.sql, dashboardSetting);
+      return readStorage(pve, {
+        watchPercent: overrides.storage_watch_percent ?? storageWatchPercent,
+        attentionPercent: overrides.storage_attention_percent ?? storageAttentionPercent,
+      });
+    });
+    return cardJson(cached);
+  }
+
+  if (pve) {
+    const intervalMs = options.cacheSeconds * 1000;
+    app.cards.addSource({ type: 'cluster', intervalMs, read: async () => JSON.parse(await cluster()) });
+    app.cards.addSource({ type: 'storage', intervalMs, read: async () => JSON.parse(await storage()) });
+  }
+
+  const described =
+    'Not configured: { configured: false }. A refused token is 502 PROXMOX_TOKEN_REFUSED (the token needs the ' +
+    'PVEAuditor role); another failure with nothing cached is 502 PROXMOX_UPSTREAM_FAILED; with a cached value, that ' +
+    'value with stale: true and age_seconds.';
+
+  app.get(
+    '/cluster',
+    {
+      schema: {
+        tags,
+        summary: 'Cluster card: quorum, nodes and guests (Proxmox VE)',
+        description: `A single node without a cluster has cluster: null. ${described}`,
+        response: { 200: CardBody, ...errors(401, 502) },
+      },
+    },
+    async (_request, reply) => reply.type(jsonType).send(await cluster()),
+  );
+
+  app.get(
+    '/storage',
+    {
+      schema: {
+        tags,
+        summary: 'Storage card: ZFS pools, storages, container filesystems and a roll-up (Proxmox VE)',
+        description:
+          'status is ATTENTION when a pool is not ONLINE or any use is at or above STORAGE_ATTENTION_PERCENT ' +
+          '(default 90), WATCH at or above STORAGE_WATCH_PERCENT (default 80) or a pool fragmented 50% or more, ' +
+          `else HEALTHY; reasons lists each finding. A stopped container's fill is unknown. ${described}`,
+        response: { 200: CardBody, ...errors(401, 502) },
+      },
+    },
+    async (_request, reply) => reply.type(jsonType).send(await storage()),
+  );
+};
+
+export default plugin;

@@ -1,0 +1,99 @@
+// The link shortener (Shlink, REST API v3), proxied with the owner's API key (SHLINK_URL, SHLINK_API_KEY).
+//   GET  /api/shlink/version   Shlink's health and version
+//   GET  /api/shlink/recent    the newest short links
+//   POST /api/shlink           create a short link (owner)
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
+import { CardBody, errors } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
+import { shlinkClient } from './shlink.ts';
+
+const tags = ['shlink'];
+const recentTtlMs = 30_000;
+
+const CreateLink = Type.Object(
+  {
+    long_url: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      pattern: '^https?://',
+      description: 'An http(s) URL',
+    }),
+    slug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$' })),
+    title: Type.Optional(Type.String({ maxLength: 500 })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+const described =
+  'Not configured: { configured: false }. Shlink failing is 502 SHLINK_UPSTREAM_FAILED with its status, type and ' +
+  "title (a Shlink 401 is not the hub's 401).";
+
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
+  const { shlink: options, upstreamTimeoutMs } = app.config.dashboard;
+  const client =
+    options.url && options.apiKey
+      ? shlinkClient({ url: options.url, apiKey: options.apiKey, timeoutMs: upstreamTimeoutMs })
+      : null;
+  const cache = new TtlCache<object>({ ttlMs: recentTtlMs, now: () => now().getTime() });
+
+  app.get(
+    '/shlink/version',
+    {
+      schema: {
+        tags,
+        summary: "Shlink's version and health",
+        description: described,
+        response: { 200: CardBody, ...errors(401, 502) },
+      },
+    },
+    async () => {
+      if (!client) return { configured: false };
+      return { configured: true, ...withFreshness(await cache.get('version', () => client.version())) };
+    },
+  );
+
+  app.get(
+    '/shlink/recent',
+    {
+      schema: {
+        tags,
+        summary: 'The newest short links',
+        description: `Cached 30 seconds; creating a link refreshes it. ${described}`,
+        response: { 200: CardBody, ...errors(401, 502) },
+      },
+    },
+    async () => {
+      if (!client) return { configured: false };
+      return { configured: true, ...withFreshness(await cache.get('recent', () => client.recent(10))) };
+    },
+  );
+
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/shlink',
+        {
+          schema: {
+            tags,
+            summary: 'Create a short link',
+            description: `Shlink refusing it (a slug in use, say) is 400 SHLINK_REJECTED with Shlink's type and title. ${described}`,
+            body: CreateLink,
+            response: { 201: CardBody, 200: CardBody, ...errors(400, 401, 403, 502) },
+          },
+        },
+        async (request, reply) => {
+          if (!client) return reply.status(200).send({ configured: false });
+          const created = await client.create(request.body);
+          // The recent list must show it on the next read.
+          cache.clear();
+          return reply.status(201).send({ configured: true, ...created });
+        },
+      );
+    }),
+  );
+};
+
+export default plugin;

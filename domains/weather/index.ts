@@ -1,0 +1,99 @@
+// The weather card, from Open-Meteo, cached 15 minutes per place and units.
+//   GET /api/weather   current conditions, today and a 7-day forecast; ?latitude=&longitude= for a card's own place
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type Static, Type } from 'typebox';
+import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
+import { hubError } from '../../lib/errors.ts';
+import { CardBody, errors } from '../../lib/schemas.ts';
+import { upstreamFailure } from '../../lib/upstream.ts';
+import { readSetting } from '../settings/registry.ts';
+import { fetchForecast, type Place, type Weather } from './open-meteo.ts';
+import { weatherSetting } from './setting.ts';
+
+const tags = ['dashboard'];
+const jsonType = 'application/json; charset=utf-8';
+const notConfigured = JSON.stringify({ configured: false });
+const weatherTtlMs = 15 * 60_000;
+/** How long a read of the `weather` setting is reused: a changed place shows within seconds, not per request. */
+const settingTtlMs = 5_000;
+
+const WeatherQuery = Type.Object({
+  latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+  longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+  units: Type.Optional(Type.Union([Type.Literal('metric'), Type.Literal('imperial')])),
+});
+
+const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options) => {
+  const config = app.config.dashboard;
+  const cache = new TtlCache<Weather & { label: string | null }>({
+    ttlMs: weatherTtlMs,
+    now: () => options.now().getTime(),
+  });
+  const settings = new TtlCache<Static<typeof weatherSetting.schema>>({
+    ttlMs: settingTtlMs,
+    now: () => options.now().getTime(),
+  });
+
+  async function defaults() {
+    const stored = (await settings.get('weather', () => readSetting(app.sql, weatherSetting))).value;
+    const hasPlace = stored.latitude !== undefined && stored.longitude !== undefined;
+    return {
+      latitude: hasPlace ? (stored.latitude as number) : config.weather.latitude,
+      longitude: hasPlace ? (stored.longitude as number) : config.weather.longitude,
+      label: stored.label ?? null,
+      units: stored.units ?? config.weather.units,
+      timezone: stored.timezone ?? config.weather.timezone,
+    };
+  }
+
+  async function weather(query: { latitude?: number; longitude?: number; units?: 'metric' | 'imperial' }) {
+    if ((query.latitude === undefined) !== (query.longitude === undefined)) {
+      throw hubError('WEATHER_PLACE_INVALID', 'latitude and longitude go together: give both or neither');
+    }
+    const fallback = await defaults();
+    const own = query.latitude !== undefined;
+    const latitude = own ? (query.latitude as number) : fallback.latitude;
+    const longitude = own ? (query.longitude as number) : fallback.longitude;
+    if (latitude === null || longitude === null) return notConfigured;
+    const place: Place = {
+      latitude,
+      longitude,
+      units: query.units ?? fallback.units,
+      timezone: fallback.timezone,
+    };
+    const key = `${latitude},${longitude},${place.units},${place.timezone}`;
+    try {
+      const cached = await cache.get(key, async () => ({
+        ...(await fetchForecast(config.weather.url, place, config.upstreamTimeoutMs)),
+        label: own ? null : fallback.label,
+      }));
+      return cardJson(cached);
+    } catch (error) {
+      throw upstreamFailure('WEATHER_UPSTREAM_FAILED', error);
+    }
+  }
+
+  app.cards.addSource({
+    type: 'weather',
+    intervalMs: 60_000,
+    read: async () => JSON.parse(await weather({})),
+  });
+
+  app.get(
+    '/weather',
+    {
+      schema: {
+        tags,
+        summary: 'Weather card: current conditions and a 7-day forecast (Open-Meteo)',
+        description:
+          'Cached 15 minutes per place and units. Not configured: { configured: false }. Open-Meteo failing with ' +
+          'nothing cached: 502 WEATHER_UPSTREAM_FAILED; with a cached value: that value, stale: true and age_seconds.',
+        querystring: WeatherQuery,
+        response: { 200: CardBody, ...errors(400, 401, 502) },
+      },
+    },
+    async (request, reply) => reply.type(jsonType).send(await weather(request.query)),
+  );
+};
+
+export default plugin;
