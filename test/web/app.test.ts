@@ -47,6 +47,52 @@ t.test('sign in', async (t) => {
   t.equal(session?.sameSite, 'Strict');
 });
 
+t.test('the dashboard shows its cards; a dragged card keeps its place after a reload', async (t) => {
+  const cards = page.locator('.grid-stack-item');
+  await cards.first().waitFor();
+  const types = await cards.evaluateAll((items) => items.map((item) => item.getAttribute('data-card')));
+  t.match(types, ['clock', 'weather', 'host'], 'the default layout starts with clock, weather and host');
+  const clock = page.locator('.grid-stack-item[data-card="clock"]');
+  t.equal(await clock.getAttribute('gs-w'), '2', 'the clock spans 2 columns');
+  await page.locator('.card-clock strong').waitFor();
+  await screenshot(page, 'dashboard');
+  await accessible('dashboard');
+
+  const switched = page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Free' }).click();
+  t.equal((await switched).status(), 200, 'free mode is saved');
+  await page.getByRole('button', { name: 'Free', pressed: true }).waitFor();
+  await clock.waitFor();
+  const saved = page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT');
+  const head = page.locator('.grid-stack-item[data-card="clock"] .card-head');
+  const box = await head.boundingBox();
+  if (!box) throw new Error('the clock card is not shown');
+  const grid = await page.locator('.grid-stack').boundingBox();
+  const column = (grid?.width ?? 1200) / 12;
+  await page.mouse.move(box.x + 20, box.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 20 + column * 2, box.y + 260, { steps: 12 });
+  await page.mouse.move(box.x + 20 + column * 3, box.y + 300, { steps: 12 });
+  await page.mouse.up();
+  t.equal((await saved).status(), 200, 'the new position is saved');
+  const moved = { x: await clock.getAttribute('gs-x'), y: await clock.getAttribute('gs-y') };
+  t.not(moved.y ?? '0', '0', 'the clock moved down');
+  await page.reload();
+  await page.locator('.grid-stack-item[data-card="clock"]').waitFor();
+  const after = { x: await clock.getAttribute('gs-x'), y: await clock.getAttribute('gs-y') };
+  t.same(after, moved, 'the position is kept after a reload');
+  const layout = (await hub.asOwner({ method: 'GET', url: '/api/dashboard/layout' })).json();
+  t.equal(layout.mode, 'free');
+
+  await page.getByLabel('Card to add').selectOption('flame');
+  await page.getByRole('button', { name: 'Add card' }).click();
+  await page.getByRole('img', { name: 'An animated flame' }).waitFor();
+  await page.getByRole('button', { name: 'Remove Flame card' }).click();
+  await page.getByRole('img', { name: 'An animated flame' }).waitFor({ state: 'detached' });
+  const kept = (await hub.asOwner({ method: 'GET', url: '/api/dashboard/layout' })).json();
+  t.notOk(kept.cards.some((card: { type: string }) => card.type === 'flame'), 'the removed card is gone');
+});
+
 t.test('create a page and find it by searching', async (t) => {
   await visit('/knowledge', 'Knowledge');
   await page.getByLabel('New space').fill('Home lab');
@@ -133,10 +179,11 @@ t.test('an icon set upload shows its icons', async (t) => {
   const icons = page.getByRole('list', { name: 'Icons of homelab' }).getByRole('img');
   await icons.first().waitFor();
   t.equal(await icons.count(), 2);
-  // Strings run in the page (this file is type-checked without the DOM's types).
-  await page.waitForFunction(
-    "[...document.querySelectorAll('.icon-grid img')].every((img) => img.complete && img.naturalWidth > 0)",
+  await page.waitForLoadState('networkidle');
+  const loaded = await icons.evaluateAll((images) =>
+    images.every((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),
   );
+  t.ok(loaded, 'every icon image loaded');
 });
 
 t.test('agents and tokens: a minted token is shown once', async (t) => {

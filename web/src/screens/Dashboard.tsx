@@ -25,8 +25,8 @@ const titles: Record<string, string> = {
   backups: 'Backups',
   'ai-usage': 'AI usage',
   health: 'Service health',
-  blank: '',
-  flame: '',
+  blank: 'Spacer',
+  flame: 'Flame',
 };
 
 /** The newest data of each card type, as the stream sends it. */
@@ -127,10 +127,10 @@ class Grid extends Component<GridProps> {
       <div class="grid-stack" ref={this.host}>
         {this.props.layout.cards.map((card) => (
           <div key={card.id} class="grid-stack-item" gs-id={card.id} gs-x={card.x} gs-y={card.y} gs-w={card.w} gs-h={card.h} data-card={card.type}>
-            <section class={`grid-stack-item-content card card-${card.type}`} aria-label={titles[card.type] || card.type}>
+            <section class={`grid-stack-item-content card card-${card.type}`} aria-label={titles[card.type]}>
               <header class="card-head">
                 <h2>{titles[card.type]}</h2>
-                <button type="button" class="ghost small card-remove" aria-label={`Remove ${titles[card.type] || card.type} card`} onClick={() => this.props.onRemove(card.id)}>
+                <button type="button" class="ghost small card-remove" aria-label={`Remove ${titles[card.type]} card`} onClick={() => this.props.onRemove(card.id)}>
                   <Icon name="x" size={14} />
                 </button>
               </header>
@@ -233,7 +233,7 @@ export default function Dashboard() {
           <select aria-label="Card to add" value={adding.value} onChange={(e) => (adding.value = e.currentTarget.value)}>
             {cardTypes.map((type) => (
               <option key={type} value={type}>
-                {titles[type] || (type === 'blank' ? 'Blank spacer' : 'Flame')}
+                {type === 'blank' ? 'Blank spacer' : titles[type]}
               </option>
             ))}
           </select>
