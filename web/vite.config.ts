@@ -15,6 +15,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: false,
+    manifest: true,
   },
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
 });

@@ -55,15 +55,20 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   const clock = page.locator('.grid-stack-item[data-card="clock"]');
   t.equal(await clock.getAttribute('gs-w'), '2', 'the clock spans 2 columns');
   await page.locator('.card-clock strong').waitFor();
+  await page.getByRole('meter', { name: 'Memory' }).waitFor();
   await screenshot(page, 'dashboard');
   await accessible('dashboard');
 
-  const switched = page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT');
+  const switched = page.waitForResponse(
+    (r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT',
+  );
   await page.getByRole('button', { name: 'Free' }).click();
   t.equal((await switched).status(), 200, 'free mode is saved');
   await page.getByRole('button', { name: 'Free', pressed: true }).waitFor();
   await clock.waitFor();
-  const saved = page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT');
+  const saved = page.waitForResponse(
+    (r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT',
+  );
   const head = page.locator('.grid-stack-item[data-card="clock"] .card-head');
   const box = await head.boundingBox();
   if (!box) throw new Error('the clock card is not shown');
@@ -90,7 +95,10 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   await page.getByRole('button', { name: 'Remove Flame card' }).click();
   await page.getByRole('img', { name: 'An animated flame' }).waitFor({ state: 'detached' });
   const kept = (await hub.asOwner({ method: 'GET', url: '/api/dashboard/layout' })).json();
-  t.notOk(kept.cards.some((card: { type: string }) => card.type === 'flame'), 'the removed card is gone');
+  t.notOk(
+    kept.cards.some((card: { type: string }) => card.type === 'flame'),
+    'the removed card is gone',
+  );
 });
 
 t.test('create a page and find it by searching', async (t) => {

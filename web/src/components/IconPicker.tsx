@@ -9,7 +9,13 @@ interface Found {
   url: string;
 }
 
-export function IconPicker({ value, onPick }: { value: string | null; onPick: (ref: string | null) => void }) {
+export function IconPicker({
+  value,
+  onPick,
+}: {
+  value: string | null;
+  onPick: (ref: string | null) => void;
+}) {
   const query = useSignal('');
   const found = useSignal<Found[]>([]);
   useEffect(() => {
@@ -45,7 +51,12 @@ export function IconPicker({ value, onPick }: { value: string | null; onPick: (r
         <ul class="icon-grid picker" aria-label="Icons found">
           {found.value.map((icon) => (
             <li key={icon.ref}>
-              <button type="button" aria-pressed={icon.ref === value} onClick={() => onPick(icon.ref)} title={icon.ref}>
+              <button
+                type="button"
+                aria-pressed={icon.ref === value}
+                onClick={() => onPick(icon.ref)}
+                title={icon.ref}
+              >
                 <img src={icon.url} alt="" width={28} height={28} loading="lazy" />
                 <span>{icon.title}</span>
               </button>

@@ -14,7 +14,19 @@ import { failed, toast } from '../state.ts';
 type Layout = components['schemas']['DashboardLayout'];
 type Card = Layout['cards'][number];
 
-const cardTypes = ['clock', 'weather', 'host', 'speedtest', 'cluster', 'storage', 'backups', 'ai-usage', 'health', 'blank', 'flame'];
+const cardTypes = [
+  'clock',
+  'weather',
+  'host',
+  'speedtest',
+  'cluster',
+  'storage',
+  'backups',
+  'ai-usage',
+  'health',
+  'blank',
+  'flame',
+];
 const titles: Record<string, string> = {
   clock: 'Clock',
   weather: 'Weather',
@@ -41,7 +53,9 @@ function Clock() {
   return (
     <div class="clock">
       <strong>{now.value.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</strong>
-      <span class="muted">{now.value.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' })}</span>
+      <span class="muted">
+        {now.value.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' })}
+      </span>
     </div>
   );
 }
@@ -66,6 +80,84 @@ function scalar(value: unknown): string | null {
   return null;
 }
 
+function Meter({ name, percent, detail }: { name: string; percent: number | null; detail?: string }) {
+  const value = percent ?? 0;
+  const tone = value >= 90 ? 'danger' : value >= 75 ? 'warning' : 'ok';
+  return (
+    <div class="meter">
+      <div class="meter-label">
+        <span>{name}</span>
+        <span>{percent === null ? '—' : `${Math.round(value)}%`}</span>
+      </div>
+      <div
+        class={`meter-bar ${tone}`}
+        role="meter"
+        aria-label={name}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(value)}
+      >
+        <span style={{ width: `${Math.min(100, value)}%` }} />
+      </div>
+      {detail && <span class="muted small">{detail}</span>}
+    </div>
+  );
+}
+
+const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+
+interface HostData {
+  cpu_percent: number | null;
+  load?: Record<string, number>;
+  memory?: { percent: number | null; used_bytes: number; total_bytes: number };
+  disks?: { mount: string; percent?: number | null; used_bytes?: number; total_bytes: number }[];
+}
+
+function Host({ data }: { data: HostData }) {
+  const disk = data.disks?.[0];
+  const diskPercent = disk
+    ? (disk.percent ?? (disk.used_bytes !== undefined ? (disk.used_bytes / disk.total_bytes) * 100 : null))
+    : null;
+  return (
+    <div class="meters">
+      <Meter
+        name="CPU"
+        percent={data.cpu_percent}
+        detail={data.load ? `load ${data.load['1m']} · ${data.load['5m']} · ${data.load['15m']}` : undefined}
+      />
+      {data.memory && (
+        <Meter
+          name="Memory"
+          percent={data.memory.percent}
+          detail={`${gb(data.memory.used_bytes)} of ${gb(data.memory.total_bytes)}`}
+        />
+      )}
+      {disk && <Meter name={`Disk ${disk.mount}`} percent={diskPercent} />}
+    </div>
+  );
+}
+
+interface BackupsData {
+  last_success_at: string | null;
+  stale: boolean;
+  stale_reason?: string | null;
+  guests?: unknown[];
+}
+
+function Backups({ data }: { data: BackupsData }) {
+  return (
+    <div class="stack-tight">
+      <span class={`badge ${data.stale ? 'warning' : 'success'}`}>{data.stale ? 'stale' : 'fresh'}</span>
+      <span>
+        {data.last_success_at
+          ? `Last success ${new Date(data.last_success_at).toLocaleString()}`
+          : 'No successful run yet'}
+      </span>
+      {data.stale && data.stale_reason && <span class="muted small">{data.stale_reason}</span>}
+    </div>
+  );
+}
+
 /** A card's data as the hub sent it: its error message, else its headline figures. */
 function DataCard({ type }: { type: string }) {
   const data = cardData.value[type] as Record<string, unknown> | undefined;
@@ -73,7 +165,15 @@ function DataCard({ type }: { type: string }) {
   if (data && typeof data === 'object' && 'code' in data && 'message' in data) {
     return <p class="card-error">{String(data.message)}</p>;
   }
-  const source = (data && typeof data === 'object' && 'current' in data ? data.current : data) as Record<string, unknown>;
+  if (data && typeof data === 'object' && data.configured === false) {
+    return <p class="muted card-wait">Not configured yet: see the README's dashboard section.</p>;
+  }
+  if (type === 'host' && 'cpu_percent' in data) return <Host data={data as unknown as HostData} />;
+  if (type === 'backups' && 'stale' in data) return <Backups data={data as unknown as BackupsData} />;
+  const source = (data && typeof data === 'object' && 'current' in data ? data.current : data) as Record<
+    string,
+    unknown
+  >;
   const figures = Object.entries(source ?? {})
     .map(([key, value]) => [key, scalar(value)] as const)
     .filter(([, value]) => value !== null)
@@ -114,7 +214,15 @@ class Grid extends Component<GridProps> {
     // Snap packs the cards in list order, as the hub does; free keeps them where they are dropped.
     const mode = this.props.layout.mode === 'free' ? 'float' : 'list';
     this.grid = GridStack.init(
-      { column: 12, cellHeight: 96, margin: 6, mode, handle: '.card-head', animate: false, columnOpts: { breakpoints: [{ w: 760, c: 1 }] } },
+      {
+        column: 12,
+        cellHeight: 96,
+        margin: 6,
+        mode,
+        handle: '.card-head',
+        animate: false,
+        columnOpts: { breakpoints: [{ w: 760, c: 1 }] },
+      },
       this.host.current!,
     );
     this.grid?.on('change', (_event, nodes) => this.props.onChange(this.grid?.engine.nodes ?? nodes));
@@ -126,11 +234,25 @@ class Grid extends Component<GridProps> {
     return (
       <div class="grid-stack" ref={this.host}>
         {this.props.layout.cards.map((card) => (
-          <div key={card.id} class="grid-stack-item" gs-id={card.id} gs-x={card.x} gs-y={card.y} gs-w={card.w} gs-h={card.h} data-card={card.type}>
+          <div
+            key={card.id}
+            class="grid-stack-item"
+            gs-id={card.id}
+            gs-x={card.x}
+            gs-y={card.y}
+            gs-w={card.w}
+            gs-h={card.h}
+            data-card={card.type}
+          >
             <section class={`grid-stack-item-content card card-${card.type}`} aria-label={titles[card.type]}>
               <header class="card-head">
                 <h2>{titles[card.type]}</h2>
-                <button type="button" class="ghost small card-remove" aria-label={`Remove ${titles[card.type]} card`} onClick={() => this.props.onRemove(card.id)}>
+                <button
+                  type="button"
+                  class="ghost small card-remove"
+                  aria-label={`Remove ${titles[card.type]} card`}
+                  onClick={() => this.props.onRemove(card.id)}
+                >
                   <Icon name="x" size={14} />
                 </button>
               </header>
@@ -172,7 +294,8 @@ export default function Dashboard() {
       await load();
       return;
     }
-    if (error || !data) throw new Error((error as { message?: string })?.message ?? 'saving the layout failed');
+    if (error || !data)
+      throw new Error((error as { message?: string })?.message ?? 'saving the layout failed');
     etag.value = response.headers.get('etag');
     layout.value = data;
     if (remount) version.value++;
@@ -195,7 +318,16 @@ export default function Dashboard() {
     const cards = current.cards
       .map((card) => {
         const node = at.get(card.id);
-        return node ? { ...card, x: node.x ?? card.x, y: node.y ?? card.y, w: node.w ?? card.w, size: node.w ?? card.w, h: node.h ?? card.h } : card;
+        return node
+          ? {
+              ...card,
+              x: node.x ?? card.x,
+              y: node.y ?? card.y,
+              w: node.w ?? card.w,
+              size: node.w ?? card.w,
+              h: node.h ?? card.h,
+            }
+          : card;
       })
       .sort((a, b) => a.y - b.y || a.x - b.x);
     save({ ...current, cards }, current.mode === 'snap').catch(failed);
@@ -209,7 +341,16 @@ export default function Dashboard() {
     const type = adding.value;
     const size = type === 'clock' || type === 'weather' ? 2 : 4;
     const bottom = Math.max(0, ...layout.value.cards.map((card) => card.y + card.h));
-    const card = { id: `${type}-${Math.random().toString(36).slice(2, 8)}`, type, size, x: 0, y: bottom, w: size, h: 2, config: {} };
+    const card = {
+      id: `${type}-${Math.random().toString(36).slice(2, 8)}`,
+      type,
+      size,
+      x: 0,
+      y: bottom,
+      w: size,
+      h: 2,
+      config: {},
+    };
     save({ ...layout.value, cards: [...layout.value.cards, card as Card] }, true).catch(failed);
   }
   function setMode(mode: Layout['mode']) {
@@ -223,14 +364,26 @@ export default function Dashboard() {
         <h1>Dashboard</h1>
         <div class="toolbar">
           <div class="segmented" role="group" aria-label="Placement">
-            <button type="button" aria-pressed={layout.value?.mode === 'snap'} onClick={() => setMode('snap')}>
+            <button
+              type="button"
+              aria-pressed={layout.value?.mode === 'snap'}
+              onClick={() => setMode('snap')}
+            >
               Snap
             </button>
-            <button type="button" aria-pressed={layout.value?.mode === 'free'} onClick={() => setMode('free')}>
+            <button
+              type="button"
+              aria-pressed={layout.value?.mode === 'free'}
+              onClick={() => setMode('free')}
+            >
               Free
             </button>
           </div>
-          <select aria-label="Card to add" value={adding.value} onChange={(e) => (adding.value = e.currentTarget.value)}>
+          <select
+            aria-label="Card to add"
+            value={adding.value}
+            onChange={(e) => (adding.value = e.currentTarget.value)}
+          >
             {cardTypes.map((type) => (
               <option key={type} value={type}>
                 {type === 'blank' ? 'Blank spacer' : titles[type]}

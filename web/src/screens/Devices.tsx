@@ -29,7 +29,8 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
     notes: device.notes ?? '',
     icon: device.icon,
   });
-  const set = (field: keyof typeof form.value, value: string | null) => (form.value = { ...form.value, [field]: value });
+  const set = (field: keyof typeof form.value, value: string | null) =>
+    (form.value = { ...form.value, [field]: value });
   async function save(event: Event) {
     event.preventDefault();
     const f = form.value;
@@ -37,7 +38,13 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
     await ok(
       api.PATCH('/api/devices/{mac}', {
         params: { path: { mac: device.mac } },
-        body: { name: orNull(f.name), type: orNull(f.type), location: orNull(f.location), notes: orNull(f.notes), icon: f.icon },
+        body: {
+          name: orNull(f.name),
+          type: orNull(f.type),
+          location: orNull(f.location),
+          notes: orNull(f.notes),
+          icon: f.icon,
+        },
       }),
     ).then(() => {
       toast('Device saved', 'success');
@@ -90,7 +97,11 @@ export default function Devices() {
   const query = useSignal('');
   async function load() {
     const [known, found] = await Promise.all([
-      ok(api.GET('/api/devices', { params: { query: { limit: 100, ...(query.value ? { q: query.value } : {}) } } })),
+      ok(
+        api.GET('/api/devices', {
+          params: { query: { limit: 100, ...(query.value ? { q: query.value } : {}) } },
+        }),
+      ),
       ok(api.GET('/api/devices/discovered', { params: { query: { limit: 100 } } })),
     ]);
     devices.value = known.items.filter((d) => d.status !== 'new');
@@ -100,8 +111,11 @@ export default function Devices() {
     load().catch(failed);
   }, [query.value]);
   async function review(device: Device, action: 'accept' | 'ignore') {
-    await ok(api.PATCH('/api/devices/discovered/{mac}', { params: { path: { mac: device.mac } }, body: { action } })).then(
-      () => toast(action === 'accept' ? `${title(device)} is now known` : `${title(device)} ignored`, 'success'),
+    await ok(
+      api.PATCH('/api/devices/discovered/{mac}', { params: { path: { mac: device.mac } }, body: { action } }),
+    ).then(
+      () =>
+        toast(action === 'accept' ? `${title(device)} is now known` : `${title(device)} ignored`, 'success'),
       failed,
     );
     await load().catch(failed);
@@ -143,7 +157,8 @@ export default function Devices() {
                 <div>
                   <strong>{title(device)}</strong>
                   <div class="muted small">
-                    {device.ip ?? '—'} · {device.vendor ?? (device.random_mac ? 'private address' : 'unknown vendor')} · seen{' '}
+                    {device.ip ?? '—'} ·{' '}
+                    {device.vendor ?? (device.random_mac ? 'private address' : 'unknown vendor')} · seen{' '}
                     {ago(device.last_seen ?? device.first_seen)}
                   </div>
                 </div>
@@ -160,7 +175,9 @@ export default function Devices() {
           </ul>
         </section>
       )}
-      {bands.length === 0 && <div class="panel muted empty">No devices yet: scan the network or add one.</div>}
+      {bands.length === 0 && (
+        <div class="panel muted empty">No devices yet: scan the network or add one.</div>
+      )}
       {bands.map((band) => (
         <section key={band.name} class="panel" aria-label={band.name}>
           <div class="panel-head">
@@ -178,8 +195,15 @@ export default function Devices() {
                     {device.location ? ` · ${device.location}` : ''}
                   </div>
                 </div>
-                <span class={`badge ${device.present ? 'success' : ''}`}>{device.present ? 'online' : `seen ${ago(device.last_seen)}`}</span>
-                <button type="button" class="ghost small" aria-label={`Edit ${title(device)}`} onClick={() => (editing.value = device)}>
+                <span class={`badge ${device.present ? 'success' : ''}`}>
+                  {device.present ? 'online' : `seen ${ago(device.last_seen)}`}
+                </span>
+                <button
+                  type="button"
+                  class="ghost small"
+                  aria-label={`Edit ${title(device)}`}
+                  onClick={() => (editing.value = device)}
+                >
                   <Icon name="edit" size={14} />
                 </button>
               </li>

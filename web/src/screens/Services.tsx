@@ -27,7 +27,9 @@ interface Draft {
 
 function targetBody(target: string) {
   const tcp = /^tcp:\/\/([^:/]+):(\d+)$/.exec(target.trim());
-  return tcp ? { kind: 'tcp' as const, host: tcp[1], port: Number(tcp[2]) } : { kind: 'http' as const, url: target.trim() };
+  return tcp
+    ? { kind: 'tcp' as const, host: tcp[1], port: Number(tcp[2]) }
+    : { kind: 'http' as const, url: target.trim() };
 }
 
 export default function Services() {
@@ -53,7 +55,9 @@ export default function Services() {
     if (!d) return;
     const body = { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
     const saved = d.id
-      ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(failed)
+      ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(
+          failed,
+        )
       : await ok(api.POST('/api/health/services', { body })).catch(failed);
     if (!saved) return;
     draft.value = null;
@@ -61,15 +65,22 @@ export default function Services() {
     await load().catch(failed);
   }
   async function checkNow() {
-    await ok(api.POST('/api/health/check', { body: {} })).then(() => toast('Checking every service', 'success'), failed);
+    await ok(api.POST('/api/health/check', { body: {} })).then(
+      () => toast('Checking every service', 'success'),
+      failed,
+    );
     await load().catch(failed);
   }
   async function promote(candidate: Candidate) {
-    await ok(api.POST('/api/health/discovered/{id}/promote', { params: { path: { id: candidate.id } }, body: {} })).catch(failed);
+    await ok(
+      api.POST('/api/health/discovered/{id}/promote', { params: { path: { id: candidate.id } }, body: {} }),
+    ).catch(failed);
     await load().catch(failed);
   }
   async function dismiss(candidate: Candidate) {
-    await ok(api.DELETE('/api/health/discovered/{id}', { params: { path: { id: candidate.id } } })).catch(failed);
+    await ok(api.DELETE('/api/health/discovered/{id}', { params: { path: { id: candidate.id } } })).catch(
+      failed,
+    );
     await load().catch(failed);
   }
   return (
@@ -79,7 +90,11 @@ export default function Services() {
         <button type="button" onClick={checkNow}>
           <Icon name="refresh" size={15} /> Check now
         </button>
-        <button type="button" class="primary" onClick={() => (draft.value = { name: '', category: '', target: 'https://' })}>
+        <button
+          type="button"
+          class="primary"
+          onClick={() => (draft.value = { name: '', category: '', target: 'https://' })}
+        >
           <Icon name="plus" size={15} /> Add service
         </button>
       </div>
@@ -100,20 +115,29 @@ export default function Services() {
                   <div>
                     <strong>{service.name}</strong>
                     <div class="muted small">{service.target}</div>
-                    {service.message && service.state !== 'up' && <div class="error small">{service.message}</div>}
+                    {service.message && service.state !== 'up' && (
+                      <div class="error small">{service.message}</div>
+                    )}
                   </div>
                   <div class="service-figures">
                     <span class={`badge ${stateBadge[service.state] ?? ''}`}>{service.state}</span>
                     <span class="muted small">
-                      {service.uptime_24h === null ? '—' : `${service.uptime_24h.toFixed(1)}%`} · {service.latency_ms ?? '—'} ms ·{' '}
-                      {ago(service.checked_at)}
+                      {service.uptime_24h === null ? '—' : `${service.uptime_24h.toFixed(1)}%`} ·{' '}
+                      {service.latency_ms ?? '—'} ms · {ago(service.checked_at)}
                     </span>
                   </div>
                   <button
                     type="button"
                     class="ghost small"
                     aria-label={`Edit ${service.name}`}
-                    onClick={() => (draft.value = { id: service.id, name: service.name, category: service.category, target: service.target })}
+                    onClick={() =>
+                      (draft.value = {
+                        id: service.id,
+                        name: service.name,
+                        category: service.category,
+                        target: service.target,
+                      })
+                    }
                   >
                     <Icon name="edit" size={14} />
                   </button>
@@ -126,7 +150,16 @@ export default function Services() {
       <section class="panel section-gap" aria-label="Discovered">
         <div class="panel-head">
           <h2>Discovered on the network</h2>
-          <button type="button" class="small" onClick={() => ok(api.POST('/api/health/discover')).then(() => toast('Sweeping the network', 'success'), failed)}>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              ok(api.POST('/api/health/discover')).then(
+                () => toast('Sweeping the network', 'success'),
+                failed,
+              )
+            }
+          >
             Discover
           </button>
         </div>
@@ -160,7 +193,11 @@ export default function Services() {
             <h2>{draft.value.id ? 'Edit service' : 'Add a service'}</h2>
             <label>
               Name
-              <input value={draft.value.name} onInput={(e) => (draft.value = { ...draft.value!, name: e.currentTarget.value })} required />
+              <input
+                value={draft.value.name}
+                onInput={(e) => (draft.value = { ...draft.value!, name: e.currentTarget.value })}
+                required
+              />
             </label>
             <label>
               Category
@@ -172,7 +209,11 @@ export default function Services() {
             </label>
             <label>
               URL (http, https) or tcp://host:port
-              <input value={draft.value.target} onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })} required />
+              <input
+                value={draft.value.target}
+                onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
+                required
+              />
             </label>
             <div class="row">
               <button type="submit" class="primary">
