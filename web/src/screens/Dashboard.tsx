@@ -7,7 +7,7 @@ import { GridStack, type GridStackNode } from 'gridstack';
 import { Component, createRef } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { components } from '../api.d.ts';
-import { api, ok } from '../client.ts';
+import { api } from '../client.ts';
 import { Icon } from '../components/Icon.tsx';
 import { failed, toast } from '../state.ts';
 
@@ -89,6 +89,7 @@ function Meter({ name, percent, detail }: { name: string; percent: number | null
         <span>{name}</span>
         <span>{percent === null ? '—' : `${Math.round(value)}%`}</span>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a styled bar; <meter> cannot be themed across browsers */}
       <div
         class={`meter-bar ${tone}`}
         role="meter"
@@ -363,6 +364,7 @@ export default function Dashboard() {
       <div class="page-head">
         <h1>Dashboard</h1>
         <div class="toolbar">
+          {/* biome-ignore lint/a11y/useSemanticElements: two toggle buttons, not a form section */}
           <div class="segmented" role="group" aria-label="Placement">
             <button
               type="button"
