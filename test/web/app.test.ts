@@ -1,14 +1,28 @@
 // The owner's dashboard in a real browser against a real hub: sign in, every screen (screenshot and accessibility
 // check), a page created and found by search, an agent's proposal approved in place, a theme change painted
 // before any script runs, an icon set uploaded and shown, sign out. Any console error or failed request fails it.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { createAgent, ownerToken } from '../helpers/app.ts';
+import { repoRoot } from '../helpers/process.ts';
 import { svg, zip } from '../icons/helpers.ts';
 import { listeningHub, openBrowser, screenshot } from './browser.ts';
 
-const hub = await listeningHub(t);
+// The assistant runs the test suite's stand-in program (it speaks the real runner's stream-json and writes a page
+// through the tool protocol, which becomes a draft).
+const runnerDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-web-assistant-'));
+t.teardown(() => rm(runnerDir, { recursive: true, force: true }));
+const program = path.join(repoRoot, 'test', 'fixtures', 'assistant-program.ts');
+const hub = await listeningHub(t, {
+  env: {
+    ASSISTANT_RUNNER: 'command',
+    ASSISTANT_COMMAND: `"${process.execPath}" "${program}" normal "${runnerDir}"`,
+  },
+});
 const { page, problems } = await openBrowser(t);
 
 async function accessible(name: string, target: Page = page): Promise<void> {
@@ -112,7 +126,9 @@ t.test('create a page and find it by searching', async (t) => {
   await page.getByRole('button', { name: 'Edit' }).click();
   await page
     .getByLabel('Markdown')
-    .fill('# Restic\n\nNightly **restic** snapshots to the zeppelinvault share.');
+    .fill(
+      '# Restic\n\nNightly **restic** snapshots to the zeppelinvault share; the Zigbee bridge is left out.',
+    );
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('.markdown strong', { hasText: 'restic' }).waitFor();
   await screenshot(page, 'knowledge');
@@ -158,6 +174,42 @@ t.test("an agent's proposal is approved in place", async (t) => {
   const pages = await hub.sql`select title from pages where title = 'Proposed runbook'`;
   t.equal(pages.length, 1, 'the approved page exists');
   await page.getByRole('cell', { name: 'approve' }).first().waitFor();
+});
+
+t.test('the assistant streams its answer; its draft is approved in place', async (t) => {
+  await visit('/assistant', 'Assistant');
+  const turnResponse = page.waitForResponse((r) => r.url().endsWith('/api/assistant/turn'));
+  await page.getByLabel('Message').fill('Write down how I pair the door sensors');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByText('I drafted a page for you.').waitFor();
+  t.match(await (await turnResponse).text(), /event: draft/, 'the turn streamed a draft');
+  const card = page.getByRole('article', { name: /create page/ });
+  await card.waitFor();
+  await screenshot(page, 'assistant');
+  await accessible('assistant');
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.getByText('applied').waitFor();
+  const [change] = await hub.sql`select status from pending_changes order by created_at desc limit 1`;
+  t.equal(change.status, 'applied');
+});
+
+t.test('devices and services', async () => {
+  await visit('/devices', 'Devices');
+  await page
+    .getByText(/No devices yet|Online|New on the network/)
+    .first()
+    .waitFor();
+  await screenshot(page, 'devices');
+  await accessible('devices');
+  await visit('/services', 'Services');
+  await page.getByRole('button', { name: 'Add service' }).click();
+  await page.getByLabel('Name').fill('Hub itself');
+  await page.getByLabel('Category').fill('Core');
+  await page.getByLabel(/URL/).fill(`${hub.origin}/api/healthz`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('region', { name: 'Core' }).getByText('Hub itself').waitFor();
+  await screenshot(page, 'services');
+  await accessible('services');
 });
 
 t.test('capture and speed tests', async () => {

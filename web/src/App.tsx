@@ -21,6 +21,7 @@ export const screens: Screen[] = [
   { path: '/', label: 'Dashboard', icon: 'grid', load: () => import('./screens/Dashboard.tsx') },
   { path: '/knowledge', label: 'Knowledge', icon: 'book', load: () => import('./screens/Knowledge.tsx') },
   { path: '/capture', label: 'Capture', icon: 'inbox', load: () => import('./screens/Capture.tsx') },
+  { path: '/assistant', label: 'Assistant', icon: 'chat', load: () => import('./screens/Assistant.tsx') },
   { path: '/approvals', label: 'Approvals', icon: 'check', load: () => import('./screens/Approvals.tsx') },
   { path: '/devices', label: 'Devices', icon: 'monitor', load: () => import('./screens/Devices.tsx') },
   { path: '/services', label: 'Services', icon: 'activity', load: () => import('./screens/Services.tsx') },

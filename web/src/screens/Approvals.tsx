@@ -1,24 +1,30 @@
 // Approvals: agents' proposals waiting for the owner, decided in place; the audit log of every decision.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import type { components } from '../api.d.ts';
 import { api, ok } from '../client.ts';
 import { DraftCard } from '../components/DraftCard.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { dateTime } from '../lib.ts';
-import { failed } from '../state.ts';
+import { failed, toast } from '../state.ts';
 import type { Agent, AuditEntry, PendingChange } from '../types.ts';
+
+type PendingAction = components['schemas']['PendingAction'];
 
 export default function Approvals() {
   const pending = useSignal<PendingChange[]>([]);
   const audit = useSignal<AuditEntry[]>([]);
   const agents = useSignal<Map<string, Agent>>(new Map());
+  const actions = useSignal<PendingAction[]>([]);
 
   async function load() {
-    const [changes, log, agentList] = await Promise.all([
+    const [changes, log, agentList, proposed] = await Promise.all([
       ok(api.GET('/api/pending-changes', { params: { query: { status: 'pending', limit: 100 } } })),
       ok(api.GET('/api/audit', { params: { query: { limit: 50 } } })),
       ok(api.GET('/api/agents', { params: { query: { limit: 100 } } })),
+      ok(api.GET('/api/actions/pending')),
     ]);
+    actions.value = proposed.items;
     // Decided cards stay until the next load, so the owner sees the outcome where they clicked.
     const shown = new Set(pending.value.map((change) => change.id));
     pending.value = [
@@ -33,6 +39,19 @@ export default function Approvals() {
     const timer = setInterval(() => load().catch(() => undefined), 5000);
     return () => clearInterval(timer);
   }, []);
+
+  async function decideAction(action: PendingAction, kind: 'approve' | 'reject') {
+    const options = { params: { path: { id: action.id } } };
+    await ok(
+      kind === 'approve'
+        ? api.POST('/api/actions/{id}/approve', options)
+        : api.POST('/api/actions/{id}/reject', { ...options, body: {} }),
+    ).then(
+      () => toast(kind === 'approve' ? 'Action approved: it runs now' : 'Action rejected', 'success'),
+      failed,
+    );
+    await load().catch(failed);
+  }
 
   return (
     <div>
@@ -66,6 +85,43 @@ export default function Approvals() {
           </div>
         )}
       </section>
+      {actions.value.length > 0 && (
+        <section class="panel" aria-label="Actions waiting">
+          <div class="panel-head">
+            <h2>Actions waiting</h2>
+            <span class="badge">{actions.value.length}</span>
+          </div>
+          <table>
+            <tbody>
+              {actions.value.map((action) => (
+                <tr key={action.id}>
+                  <td>
+                    <strong>{action.action}</strong>
+                    <div class="muted small">{JSON.stringify(action.params)}</div>
+                  </td>
+                  <td>
+                    {action.agent_id ? (agents.value.get(action.agent_id)?.display_name ?? 'agent') : 'agent'}
+                  </td>
+                  <td>
+                    <div class="row">
+                      <button
+                        type="button"
+                        class="primary small"
+                        onClick={() => decideAction(action, 'approve')}
+                      >
+                        Approve
+                      </button>
+                      <button type="button" class="small" onClick={() => decideAction(action, 'reject')}>
+                        Reject
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       <section class="panel" aria-label="Audit log">
         <div class="panel-head">
           <h2>Audit log</h2>
