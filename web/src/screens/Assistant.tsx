@@ -127,12 +127,13 @@ export default function Assistant() {
               />
             ) : (
               <div key={entry.id} class={`bubble ${entry.role}`}>
-                {/* biome-ignore lint/security/noDangerouslySetInnerHtml: sanitised Markdown */}
                 <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(entry.text ?? '') }} />
               </div>
             ),
           )}
-          {busy.value && <div class="bubble assistant typing" aria-label="The assistant is answering" />}
+          {busy.value && (
+            <div class="bubble assistant typing" role="status" aria-label="The assistant is answering" />
+          )}
         </div>
         <form class="chat-input" onSubmit={send}>
           <input

@@ -162,7 +162,7 @@ function Backups({ data }: { data: BackupsData }) {
 /** A card's data as the hub sent it: its error message, else its headline figures. */
 function DataCard({ type }: { type: string }) {
   const data = cardData.value[type] as Record<string, unknown> | undefined;
-  if (data === undefined) return <p class="muted card-wait">Waiting for data…</p>;
+  if (data === undefined) return <p class="muted card-wait">No data yet</p>;
   if (data && typeof data === 'object' && 'code' in data && 'message' in data) {
     return <p class="card-error">{String(data.message)}</p>;
   }
