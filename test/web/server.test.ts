@@ -1,9 +1,11 @@
 // Serving the web app and browser sessions, over HTTP: caching and security headers, the palette in index.html,
 // the session cookie's flags, expiry and sign-out, the Origin check on cookie writes, TRUST_PROXY and Secure.
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { generate, typesFile } from '../../scripts/web-api-types.ts';
 import { ownerToken, testApp } from '../helpers/app.ts';
 
 const ta = await testApp(t);
@@ -146,4 +148,12 @@ t.test('Secure when the request came over https through a trusted proxy', async 
   t.ok(viaProxy.cookie?.secure, 'Secure behind a trusted https proxy');
   const untrusted = await signIn(ta, { 'x-forwarded-proto': 'https' });
   t.notOk(untrusted.cookie?.secure, 'an untrusted X-Forwarded-Proto is ignored');
+});
+
+t.test("the app's API types are generated from the current OpenAPI document", async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-web-api-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await generate(path.join(dir, 'openapi.json'), path.join(dir, 'api.d.ts'));
+  const fresh = await readFile(path.join(dir, 'api.d.ts'), 'utf8');
+  t.ok(fresh === (await readFile(typesFile, 'utf8')), 'web/src/api.d.ts is current (else run npm run web:api)');
 });
