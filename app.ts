@@ -1,5 +1,4 @@
 // buildApp: the whole HTTP service from its dependencies. main.ts and the tests both build it here.
-import sensible from '@fastify/sensible';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TaskList } from 'graphile-worker';
@@ -102,7 +101,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errors);
   await app.register(input);
-  await app.register(sensible);
   await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),

@@ -17,7 +17,8 @@ function entry<Params extends unknown[]>(
 }
 
 const detail = (text: string) => text;
-const notFound = (what: string) => entry(404, (id: string) => `${what} ${id} not found`);
+const notFound = (what: string) =>
+  entry(404, (id?: string) => (id === undefined ? `${what} not found` : `${what} ${id} not found`));
 
 const catalogue = {
   // By status, where nothing more specific applies.
@@ -30,6 +31,7 @@ const catalogue = {
   CONFLICT: entry(409, detail),
   PRECONDITION_FAILED: entry(412, detail),
   PAYLOAD_TOO_LARGE: entry(413, detail),
+  URI_TOO_LONG: entry(414, detail),
   UNSUPPORTED_MEDIA_TYPE: entry(415, detail),
   UNPROCESSABLE: entry(422, detail),
   RATE_LIMITED: entry(429, detail),
@@ -55,8 +57,9 @@ const catalogue = {
 
   // Access.
   OWNER_ONLY: entry(403, () => 'this route is for the owner only'),
-  TIER_CANNOT_WRITE: entry(403, (tier: string) => `an agent at the ${tier} tier cannot write`),
-  OUT_OF_SCOPE: entry(403, detail),
+  TIER_CANNOT_WRITE: entry(403, (tier: string) => `${tier}-tier agents cannot write`),
+  TIER_CANNOT_LINK: entry(403, (tier: string) => `${tier}-tier agents cannot change links`),
+  NOT_OWN_PROFILE: entry(403, () => 'an agent may read only its own profile'),
   SIGNATURE_INVALID: entry(401, detail),
   ORIGIN_REFUSED: entry(403, detail),
 
@@ -78,6 +81,16 @@ const catalogue = {
   SOURCE_DOC_NOT_FOUND: notFound('source document'),
   RESOURCE_NOT_FOUND: notFound('resource'),
   NETWORK_HOST_NOT_FOUND: notFound('network host'),
+  PARENT_PAGE_NOT_FOUND: entry(404, () => 'parent page not found'),
+  PAGE_CYCLE: entry(409, () => 'a page cannot move under itself or one of its descendants'),
+  /** Rows that must share a space do not (said without naming anything in a space the caller cannot see). */
+  SPACE_MISMATCH: entry(409, detail),
+  SPACE_NOT_EMPTY: entry(409, () => 'the space has content; delete it with cascade=true to remove it all'),
+  REF_NOT_LINKED: entry(404, () => 'the ref is not linked to this project'),
+  DEPENDENCY_NOT_FOUND: entry(404, () => 'no such dependency'),
+  DEPENDENCY_SELF: entry(409, () => 'a resource cannot depend on itself'),
+  DEPENDENCY_EXISTS: entry(409, () => 'this dependency exists already'),
+  DEPENDENCY_CYCLE: entry(409, () => 'this dependency would close a cycle'),
   SETTING_NOT_FOUND: entry(404, (key: string) => `no setting "${key}"`),
   SETTING_INVALID: entry(400, detail),
   UNKNOWN_COLOUR: entry(400, detail),
@@ -88,7 +101,9 @@ const catalogue = {
   AGENT_TOKEN_NOT_FOUND: notFound('agent token'),
   PENDING_CHANGE_NOT_FOUND: notFound('pending change'),
   NOT_PENDING: entry(409, detail),
-  NOT_UPSERTABLE: entry(400, detail),
+  NOT_UPSERTABLE: entry(422, detail),
+  UNKNOWN_ENTITY_TYPE: entry(400, (type: string) => `unknown entity type: ${type}`),
+  UNKNOWN_ACTION: entry(400, (action: string) => `unknown action: ${action}`),
 
   // Capture and jobs.
   CAPTURE_NOT_FOUND: notFound('capture'),
@@ -181,7 +196,7 @@ const catalogue = {
     404,
     () => 'no infrastructure agent: name one in the assistant settings or give an agent the infra capability',
   ),
-  UNKNOWN_ACTION: entry(400, detail),
+  NOT_AN_ACTION: entry(400, detail),
   ACTION_NOT_FOUND: notFound('pending action'),
   ACTION_NOT_PENDING: entry(409, detail),
 } satisfies Record<string, Entry<never[]>>;
@@ -241,6 +256,7 @@ const byStatus: Record<number, ErrorCode> = {
   409: 'CONFLICT',
   412: 'PRECONDITION_FAILED',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   422: 'UNPROCESSABLE',
   429: 'RATE_LIMITED',

@@ -8,7 +8,11 @@ import { isDate, isDateTime } from './input.ts';
 Format.Set('date-time', isDateTime);
 Format.Set('date', isDate);
 
+import { errorCodes } from './errors.ts';
+
 export const Uuid = Type.String({ format: 'uuid' });
+/** The same check outside a schema (ids inside stored payloads, multipart fields). */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Rows carry Date objects; the serializer writes them as ISO 8601 strings.
 export const Timestamp = Type.Unsafe<Date | string>(Type.String({ format: 'date-time' }));
 export const NoContent = Type.Null({ description: 'No content' });
@@ -57,7 +61,10 @@ export function Paginated<T extends TSchema>(item: T) {
 export const ErrorResponse = Type.Object(
   {
     statusCode: Type.Integer(),
-    code: Type.String(),
+    code: Type.Enum(errorCodes, {
+      type: 'string',
+      description: 'a stable code from the error catalogue; the README lists the main ones',
+    }),
     error: Type.String(),
     message: Type.String(),
   },

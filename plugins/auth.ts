@@ -6,7 +6,7 @@
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessVerifier } from '../lib/access-jwt.ts';
 import { hubError } from '../lib/errors.ts';
@@ -26,12 +26,9 @@ export const publicRoutes: readonly string[] = [
   'GET /api/openapi.json',
   'GET /api/docs',
   'GET /api/docs/',
-  'GET /api/docs/*',
   'GET /api/docs/static/*',
   'GET /api/docs/json',
   'GET /api/docs/yaml',
-  'GET /api/docs/initOAuth',
-  'GET /api/docs/uiConfig',
   'GET /api/docs/static/index.html',
   'GET /api/docs/static/swagger-initializer.js',
   'GET /api/theme',
@@ -74,6 +71,14 @@ export type Principal =
   | { kind: 'owner'; via: 'session'; expiresAt: Date }
   | { kind: 'agent'; agentId: string; name: string; tier: Tier; spaceId: string | null; tokenId: string };
 
+/** One method and path of the route table, and who may call it. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: AccessLevel;
+  readOnly: boolean;
+}
+
 export type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
 
 export interface AuthOptions {
@@ -85,8 +90,6 @@ export interface AuthOptions {
   agentRateLimitPerMinute: number;
 }
 
-type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
@@ -94,10 +97,8 @@ declare module 'fastify' {
     badCredentials: boolean;
   }
   interface FastifyInstance {
-    /** Lets anyone through; the principal is known when credentials were sent. */
-    soft: Hook;
-    owner: Hook;
-    agentOrOwner: Hook;
+    /** Every route registered so far with the access it was given: the table the access tests are derived from. */
+    routeAccess(): RouteAccess[];
   }
   interface FastifyContextConfig {
     /** Set by the access context the route is registered in; absent means agent-or-owner. */
@@ -237,21 +238,26 @@ export default fp<AuthOptions>(
     }
 
     await app.register(cookie);
+    // The config is read when asked, not here: the access context sets it after this hook has run. Method and URL
+    // are taken now (a route's options object can be reused for the HEAD route derived from it).
+    const routes: { methods: string[]; url: string; route: RouteOptions }[] = [];
+    app.addHook('onRoute', (route: RouteOptions) => {
+      routes.push({ methods: [route.method].flat(), url: route.url, route });
+    });
+    app.decorate('routeAccess', () =>
+      routes.flatMap(({ methods, url, route }) =>
+        methods.map((method) => ({
+          method,
+          url,
+          access: route.config?.access ?? 'agentOrOwner',
+          readOnly: route.config?.readOnly === true,
+        })),
+      ),
+    );
+
     app.addHook('onRequest', identify);
     app.addHook('onRequest', checkOrigin);
     app.addHook('onRequest', enforceAccess);
-
-    // Kept while routes move into access contexts; enforceAccess already holds every route to its level.
-    app.decorate('soft', async () => undefined);
-    app.decorate('owner', async (request: FastifyRequest) => {
-      if (request.principal?.kind === 'owner') return;
-      if (request.principal?.kind === 'agent') throw hubError('OWNER_ONLY');
-      throw unauthorized(request);
-    });
-    app.decorate('agentOrOwner', async (request: FastifyRequest) => {
-      if (request.principal) return;
-      throw unauthorized(request);
-    });
 
     // Per-agent limit; the owner and anonymous callers are not counted here. Counted before the body is parsed
     // and validated, so an agent's malformed requests use up its budget too.
@@ -272,6 +278,11 @@ export default fp<AuthOptions>(
   },
   { name: 'auth', dependencies: ['errors'] },
 );
+
+/** An agent held to one space (it learns nothing of the others). */
+export function isScopedAgent(principal: Principal | null): boolean {
+  return principal?.kind === 'agent' && principal.spaceId !== null;
+}
 
 /** Whether an agent may see or act in a space: unscoped agents reach every space. */
 export function agentCanReachSpace(principal: Principal | null, spaceId: string | null | undefined): boolean {

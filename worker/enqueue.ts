@@ -1,7 +1,7 @@
 // Adding a job: typed by the task catalogue, the payload checked against the task's schema, and done with the
 // caller's connection or transaction, so a job exists exactly when the rows it belongs to do.
 import { Compile } from 'typebox/compile';
-import type { Db } from '../plugins/db.ts';
+import type { Db, Sql } from '../plugins/db.ts';
 import { type TaskName, type TaskPayload, taskCatalogue } from './catalogue.ts';
 import { recordEnqueued } from './records.ts';
 
@@ -56,6 +56,9 @@ export async function addJob<Name extends string>(
   payload: unknown,
   options: EnqueueOptions = {},
 ): Promise<EnqueuedJob<Name>> {
+  // The job and its record in one transaction: added on the bare pool, a worker could start (even finish) the job
+  // between the two statements, and the record would then be reset to queued behind it.
+  if (isPool(sql)) return sql.begin((tx) => addJob(tx, task, payload, options)) as Promise<EnqueuedJob<Name>>;
   const [job] = await sql<{ id: string; key: string | null; max_attempts: number }[]>`
     select id::text, key, max_attempts from graphile_worker.add_job(
       identifier => ${task},
@@ -69,4 +72,9 @@ export async function addJob<Name extends string>(
   // The jobs API lists it from now on, in the same transaction (graphile-worker forgets completed jobs).
   await recordEnqueued(sql, { id: job.id, task, payload, job_key: job.key, max_attempts: job.max_attempts });
   return { id: job.id, task_identifier: task };
+}
+
+/** The pool itself rather than a transaction (only the pool can begin one). */
+function isPool(sql: Db): sql is Sql {
+  return 'begin' in sql && typeof sql.begin === 'function';
 }

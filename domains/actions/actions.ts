@@ -22,7 +22,7 @@ export function actionPayload(body: RunAction): { task: TaskName; payload: Recor
   const task = actionTasks.find((name) => name === body.action);
   if (!task) {
     throw hubError(
-      'UNKNOWN_ACTION',
+      'NOT_AN_ACTION',
       `"${body.action}" is not an action; actions: ${actionTasks.join(', ') || 'none yet'}`,
     );
   }

@@ -1,21 +1,14 @@
+import type { Static } from 'typebox';
+import { defined } from '../../lib/defined.ts';
+import { listPage } from '../../lib/list-page.ts';
 import type { Tier, TokenOwner } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { AgentInput, AgentPatch } from './schema.ts';
+import type { Agent, AgentInput, AgentPatch } from './schema.ts';
 
 export type { Tier };
 
-export interface AgentRow {
-  id: string;
-  name: string;
-  display_name: string;
-  persona: string;
-  capabilities: string[];
-  tier: Tier;
-  space_id: string | null;
-  status: 'active' | 'disabled';
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Agent schema's type. */
+export type AgentRow = Static<typeof Agent>;
 
 export interface TokenRow {
   id: string;
@@ -52,10 +45,11 @@ const tokenColumns = [
 ];
 
 export async function listAgents(sql: Db, limit: number, offset: number) {
-  const items = await sql<AgentRow[]>`
-    select ${sql(agentColumns)} from agents order by name limit ${limit} offset ${offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from agents`;
-  return { items, total };
+  return listPage<AgentRow>(
+    sql,
+    { select: sql`${sql(agentColumns)}`, from: sql`from agents`, orderBy: sql`name, id` },
+    { limit, offset },
+  );
 }
 
 export async function findAgent(sql: Db, id: string): Promise<AgentRow | undefined> {
@@ -73,7 +67,7 @@ export async function insertAgent(sql: Db, input: AgentInput): Promise<AgentRow>
 }
 
 export async function updateAgent(sql: Db, id: string, patch: AgentPatch): Promise<AgentRow | undefined> {
-  const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  const fields = defined(patch);
   if (Object.keys(fields).length === 0) return findAgent(sql, id);
   const [row] = await sql<AgentRow[]>`
     update agents set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(agentColumns)}`;
@@ -87,12 +81,15 @@ export async function deleteAgent(sql: Db, id: string): Promise<boolean> {
 
 export async function listTokens(sql: Db, agentId: string | undefined, limit: number, offset: number) {
   const where = agentId ? sql`where agent_id = ${agentId}` : sql``;
-  const items = await sql<TokenRow[]>`
-    select ${sql(tokenColumns)} from agent_tokens ${where} order by created_at desc limit ${limit} offset ${offset}`;
-  const [{ total }] = await sql<
-    { total: number }[]
-  >`select count(*)::int as total from agent_tokens ${where}`;
-  return { items, total };
+  return listPage<TokenRow>(
+    sql,
+    {
+      select: sql`${sql(tokenColumns)}`,
+      from: sql`from agent_tokens ${where}`,
+      orderBy: sql`created_at desc, id`,
+    },
+    { limit, offset },
+  );
 }
 
 export async function insertToken(

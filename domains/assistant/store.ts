@@ -1,5 +1,6 @@
 // Conversations (an agent's, in a space or global when space_id is null) and their messages. The assistant writes
 // them; unified search reads them.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
@@ -59,13 +60,15 @@ export async function listConversations(
   page: { limit: number; offset: number },
 ) {
   const where = spaceId ? sql`where space_id = ${spaceId}` : sql`where space_id is null`;
-  const items = await sql<ConversationRow[]>`
-    select ${sql(conversationColumns)} from conversations ${where} order by updated_at desc, id
-    limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<
-    { total: number }[]
-  >`select count(*)::int as total from conversations ${where}`;
-  return { items, total };
+  return listPage<ConversationRow>(
+    sql,
+    {
+      select: sql`${sql(conversationColumns)}`,
+      from: sql`from conversations ${where}`,
+      orderBy: sql`updated_at desc, id`,
+    },
+    page,
+  );
 }
 
 export async function deleteConversation(sql: Db, id: string): Promise<boolean> {
@@ -94,12 +97,15 @@ export async function insertMessage(
 
 /** Messages of a conversation, oldest first. */
 export async function listMessages(sql: Db, conversationId: string, page: { limit: number; offset: number }) {
-  const items = await sql<MessageRow[]>`
-    select ${sql(messageColumns)} from messages where conversation_id = ${conversationId}
-    order by created_at, id limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`
-    select count(*)::int as total from messages where conversation_id = ${conversationId}`;
-  return { items, total };
+  return listPage<MessageRow>(
+    sql,
+    {
+      select: sql`${sql(messageColumns)}`,
+      from: sql`from messages where conversation_id = ${conversationId}`,
+      orderBy: sql`created_at, id`,
+    },
+    page,
+  );
 }
 
 /** The latest messages of a conversation, returned oldest first (what a turn's history needs). */

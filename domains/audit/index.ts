@@ -1,6 +1,10 @@
 // GET /api/audit: the owner's record of approvals, rejections and owner-tier agents' direct writes.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/audit  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { AuditEntry, AuditList, AuditQuery } from './schema.ts';
 import { listAuditEntries } from './store.ts';
 
@@ -10,7 +14,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit',
     {
-      onRequest: app.owner,
       schema: {
         tags: ['audit'],
         summary: 'The audit log, newest first, filtered by actor, action, outcome, entity or pending change',
@@ -36,4 +39,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

@@ -1,21 +1,16 @@
 // The audit log: append-only records of approvals, rejections and owner-tier agents' direct writes.
+
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { AuditEntry } from './schema.ts';
 
 export type AuditAction = 'approve' | 'reject' | 'apply_direct';
 export type AuditOutcome = 'applied' | 'failed' | 'rejected';
 
-export interface AuditRow {
-  id: string;
-  actor: string;
-  action: AuditAction;
-  pending_change_id: string | null;
-  entity_type: string | null;
-  entity_id: string | null;
-  outcome: AuditOutcome;
-  detail: Record<string, unknown>;
-  created_at: Date;
-}
+/** A row as the API shows it: the AuditEntry schema's type. */
+export type AuditRow = Static<typeof AuditEntry>;
 
 export type NewAuditEntry = Omit<AuditRow, 'id' | 'created_at'>;
 
@@ -66,9 +61,9 @@ export async function listAuditEntries(sql: Db, filter: AuditFilter) {
     ${filter.entityType ? sql`and entity_type = ${filter.entityType}` : sql``}
     ${filter.entityId ? sql`and entity_id = ${filter.entityId}` : sql``}
     ${filter.pendingChangeId ? sql`and pending_change_id = ${filter.pendingChangeId}` : sql``}`;
-  const items = await sql<AuditRow[]>`
-    select ${sql(columns)} from audit_log ${where} order by created_at desc, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from audit_log ${where}`;
-  return { items, total };
+  return listPage<AuditRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from audit_log ${where}`, orderBy: sql`created_at desc, id` },
+    filter,
+  );
 }

@@ -1,10 +1,12 @@
 // What every entity handler of the write registry shares: its shape, the context it runs in, payload validation
 // against the route's own TypeBox schema, and the space-scope check. Kept apart from registry.ts so the domains'
 // handlers can import it without importing each other.
-import { httpErrors } from '@fastify/sensible';
+
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Config } from '../../config.ts';
+import { defined } from '../../lib/defined.ts';
+import { type HubError, hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { spaceExists } from '../spaces/store.ts';
@@ -39,15 +41,13 @@ export function validator<const T extends TSchema>(schema: T, what: string): (pa
     if (compiled.Check(payload)) return payload as Static<T>;
     const [first] = compiled.Errors(payload);
     const detail = first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match the schema';
-    throw httpErrors.badRequest(`invalid ${what}: ${detail}`);
+    throw hubError('VALIDATION_FAILED', `invalid ${what}: ${detail}`);
   };
 }
 
-/** Refuses a write touching a space outside the agent's scope. */
+/** Refuses a write naming a space outside the agent's scope, as if the space did not exist. */
 export function assertReach(ctx: WriteContext, spaceId: string): void {
-  if (!agentCanReachSpace(ctx.principal, spaceId)) {
-    throw httpErrors.forbidden("space outside this agent's scope");
-  }
+  if (!agentCanReachSpace(ctx.principal, spaceId)) throw hubError('SPACE_NOT_FOUND');
 }
 
 /** The space a create goes to: required, reachable and existing. */
@@ -57,19 +57,40 @@ export async function requireSpace(
   spaceId: string | undefined,
   what: string,
 ): Promise<string> {
-  if (!spaceId) throw httpErrors.badRequest(`${what} needs a space_id`);
+  if (!spaceId) throw hubError('VALIDATION_FAILED', `${what} needs a space_id`);
   assertReach(ctx, spaceId);
-  if (!(await spaceExists(tx, spaceId))) throw httpErrors.notFound('space not found');
+  if (!(await spaceExists(tx, spaceId))) throw hubError('SPACE_NOT_FOUND');
   return spaceId;
 }
 
-export function missing(what: string): Error {
-  return httpErrors.notFound(`${what} not found`);
+const notFoundCodes = {
+  page: 'PAGE_NOT_FOUND',
+  project: 'PROJECT_NOT_FOUND',
+  task: 'TASK_NOT_FOUND',
+  ref: 'REF_NOT_FOUND',
+  resource: 'RESOURCE_NOT_FOUND',
+  'source document': 'SOURCE_DOC_NOT_FOUND',
+} as const;
+
+/** An entity type in words, as its messages name it. */
+export type EntityName = keyof typeof notFoundCodes;
+
+/** The entity's 404; also what a scoped agent hears of an entity outside its space. */
+export function missing(what: EntityName): HubError {
+  return hubError(notFoundCodes[what]);
 }
 
-/** Drops keys whose value is undefined, so a patch only names what it changes. */
-export function defined<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+/**
+ * A row the caller may see and act on: it exists and lies in its reach. Else the entity's 404 either way, so a
+ * scoped agent learns nothing of other spaces.
+ */
+export function inReach<Row extends { space_id: string }>(
+  principal: Principal | null,
+  row: Row | undefined,
+  what: EntityName,
+): Row {
+  if (!row || !agentCanReachSpace(principal, row.space_id)) throw missing(what);
+  return row;
 }
 
 type Lock<Row> = (tx: Db, id: string) => Promise<Row | undefined>;
@@ -80,19 +101,16 @@ export async function lockInReach<Row extends { space_id: string }>(
   ctx: WriteContext,
   id: string,
   lock: Lock<Row>,
-  what: string,
+  what: EntityName,
 ): Promise<Row> {
-  const row = await lock(tx, id);
-  if (!row) throw missing(what);
-  assertReach(ctx, row.space_id);
-  return row;
+  return inReach(ctx.principal, await lock(tx, id), what);
 }
 
 /** The delete of an entity that lives in a space: locked, checked, deleted; answers the row as it was. */
 export function deleteInReach<Row extends Entity & { space_id: string }>(
   lock: Lock<Row>,
   remove: (tx: Db, id: string) => Promise<unknown>,
-  what: string,
+  what: EntityName,
 ): EntityHandler['delete'] {
   return async (tx, id, ctx) => {
     const row = await lockInReach(tx, ctx, id, lock, what);
@@ -109,7 +127,7 @@ export function updateInReach<Patch extends object, Row extends Entity & { space
   check: (patch: unknown) => Patch,
   lock: Lock<Row>,
   update: (tx: Db, id: string, fields: NoInfer<Partial<Patch>>) => Promise<Entity | undefined>,
-  what: string,
+  what: EntityName,
   fields: (input: Patch) => Patch = (input) => input,
 ): EntityHandler['update'] {
   return async (tx, id, patch, ctx) => {
@@ -120,7 +138,7 @@ export function updateInReach<Patch extends object, Row extends Entity & { space
 }
 
 /** The row an update returned; none means it vanished. */
-export function updated<Row>(row: Row | undefined, what: string): Row {
+export function updated<Row>(row: Row | undefined, what: EntityName): Row {
   if (!row) throw missing(what);
   return row;
 }

@@ -1,7 +1,8 @@
 // The one registry of entity writes. REST routes (through write.ts) and the pending-change applier both apply
 // writes here, so an approved change does exactly what the owner's own request would: same schema check, same
 // handler, one transaction.
-import { httpErrors } from '@fastify/sensible';
+import { hubError } from '../../lib/errors.ts';
+import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { captureHandler, uploadHandler } from '../capture/entity.ts';
 import { pageHandler } from '../pages/entity.ts';
@@ -70,11 +71,12 @@ export const upsertableTypes: ChangeType[] = changeTypes.filter(
   (type) => handlers[type].upsert !== undefined,
 );
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function targetId(write: EntityWrite): string {
   if (typeof write.entity_id !== 'string' || !uuidPattern.test(write.entity_id)) {
-    throw httpErrors.badRequest(`a ${write.action} needs the entity_id (a uuid) of the ${write.entity_type}`);
+    throw hubError(
+      'VALIDATION_FAILED',
+      `a ${write.action} needs the entity_id (a uuid) of the ${write.entity_type}`,
+    );
   }
   return write.entity_id;
 }
@@ -86,7 +88,7 @@ export async function applyEntityWriteIn(
   ctx: WriteContext,
 ): Promise<WriteResult> {
   if (!isChangeType(write.entity_type)) {
-    throw httpErrors.badRequest(`unknown entity type: ${String(write.entity_type)}`);
+    throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
   }
   const handler = handlers[write.entity_type];
   switch (write.action) {
@@ -104,7 +106,8 @@ export async function applyEntityWriteIn(
     }
     case 'upsert': {
       if (!handler.upsert) {
-        throw httpErrors.unprocessableEntity(
+        throw hubError(
+          'NOT_UPSERTABLE',
           `entity type ${write.entity_type} does not support upsert (upsert by external id exists for: ${upsertableTypes.join(', ')})`,
         );
       }
@@ -112,7 +115,7 @@ export async function applyEntityWriteIn(
       return { entity_id: entity.id, entity, created };
     }
     default:
-      throw httpErrors.badRequest(`unknown action: ${String(write.action)}`);
+      throw hubError('UNKNOWN_ACTION', String(write.action));
   }
 }
 

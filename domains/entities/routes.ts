@@ -1,4 +1,4 @@
-// The REST routes every entity of the write registry has alike: get one (404 when missing, 403 outside the
+// The REST routes every entity of the write registry has alike: get one (404 when missing or outside the
 // caller's read scope) and create, update, delete through performWrite, so every write, whoever makes it, takes
 // the one path of write.ts. A domain's index.ts gives its schemas and summaries and keeps only its own routes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,25 +7,22 @@ import type { TSchema } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
-import { type Entity, missing } from './handler.ts';
+import { type Entity, type EntityName, inReach } from './handler.ts';
 import type { EntityType } from './registry.ts';
-import { assertCanRead, performWrite } from './write.ts';
+import { performWrite } from './write.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** One entity as the caller may read it: 404 when missing, 403 outside the caller's read scope. */
+/** One entity as the caller may read it: 404 when missing or outside the caller's read scope. */
 export type Readable<Row> = (request: FastifyRequest, id: string) => Promise<Row>;
 
 /** A Readable over a lookup that may see the request (resources show agents fewer columns). */
 export function readableBy<Row extends { space_id: string }>(
-  what: string,
+  what: EntityName,
   find: (id: string, request: FastifyRequest) => Promise<Row | undefined>,
 ): Readable<Row> {
   return async (request, id) => {
-    const row = await find(id, request);
-    if (!row) throw missing(what);
-    assertCanRead(request, row.space_id);
-    return row;
+    return inReach(request.principal, await find(id, request), what);
   };
 }
 
@@ -46,13 +43,11 @@ export interface EntityRoutes {
 /** Registers GET `<path>/:id`, POST `<path>`, PATCH and DELETE `<path>/:id` for one entity type. */
 export function entityRoutes(app: App, spec: EntityRoutes): void {
   const { entity_type, tags, entity, present } = spec;
-  const onRequest = app.agentOrOwner;
   const item = `${spec.path}/:id`;
 
   app.get(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.get,
@@ -66,7 +61,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.post(
     spec.path,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.create,
@@ -81,7 +75,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.patch(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.update,
@@ -102,7 +95,6 @@ export function entityRoutes(app: App, spec: EntityRoutes): void {
   app.delete(
     item,
     {
-      onRequest,
       schema: {
         tags,
         summary: spec.summary.delete,

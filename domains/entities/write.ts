@@ -2,11 +2,11 @@
 // tool protocol: who may write decides here, the registry does the write. Read-tier agents never write;
 // suggest-tier agents' writes become pending changes; the owner and owner-tier agents apply directly (an agent's
 // direct write is audited), agents only inside their space scope.
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
-import type { Sql } from '../../plugins/db.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import { applyDirect, proposeChange } from '../pending-changes/governance.ts';
 import { spaceExists } from '../spaces/store.ts';
 import type { Entity } from './handler.ts';
@@ -47,7 +47,7 @@ export async function writeAs(
   if (principal.kind === 'owner') {
     return { status: 'applied', result: await applyEntityWrite(sql, prepared, { principal, config }) };
   }
-  if (principal.tier === 'read') throw httpErrors.forbidden('read-tier agents cannot write');
+  if (principal.tier === 'read') throw hubError('TIER_CANNOT_WRITE', principal.tier);
   if (principal.tier === 'suggest') {
     const change = await proposeChange(sql, principal, prepared, config);
     return { status: 'pending', pending_change_id: change.id };
@@ -67,7 +67,7 @@ export async function performWrite(
   present: (entity: Entity, principal: Principal) => unknown = (entity) => entity,
 ): Promise<FastifyReply> {
   const principal = request.principal;
-  if (!principal) throw httpErrors.unauthorized('authentication required');
+  if (!principal) throw hubError('UNAUTHORIZED');
   const outcome = await writeAs(request.server.sql, principal, write);
   if (outcome.status === 'pending') {
     return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
@@ -83,13 +83,13 @@ export async function performWrite(
 export function assertDirectWriter(request: FastifyRequest, spaceId: string): void {
   const principal = request.principal;
   if (principal?.kind === 'agent' && principal.tier !== 'owner') {
-    throw httpErrors.forbidden(`${principal.tier}-tier agents cannot change links`);
+    throw hubError('TIER_CANNOT_LINK', principal.tier);
   }
-  if (!agentCanReachSpace(principal, spaceId)) throw httpErrors.forbidden("space outside this agent's scope");
+  if (!agentCanReachSpace(principal, spaceId)) throw hubError('SPACE_NOT_FOUND');
 }
 
 /**
- * The space filter of a read: a scoped agent sees only its space (asking for another is a 403); everyone else
+ * The space filter of a read: a scoped agent sees only its space (another is a 404, as if it did not exist); everyone else
  * sees what they ask for (undefined: every space).
  */
 export function readScope(request: FastifyRequest, requested: string | undefined): string | undefined {
@@ -99,26 +99,21 @@ export function readScope(request: FastifyRequest, requested: string | undefined
 /** readScope for a caller known by its principal (the tool protocol). */
 export function readScopeOf(principal: Principal | null, requested: string | undefined): string | undefined {
   if (principal?.kind !== 'agent' || principal.spaceId === null) return requested;
-  if (requested !== undefined && requested !== principal.spaceId) {
-    throw httpErrors.forbidden("space outside this agent's scope");
-  }
+  if (requested !== undefined && requested !== principal.spaceId) throw hubError('SPACE_NOT_FOUND');
   return principal.spaceId;
 }
 
-/** Refuses reading an entity outside the caller's scope. */
-export function assertCanRead(request: FastifyRequest, spaceId: string | null): void {
-  assertPrincipalCanRead(request.principal, spaceId);
+/** A space the caller may read and that exists (404 when missing or outside an agent's scope). */
+export async function assertSpaceReadableBy(
+  sql: Db,
+  principal: Principal | null,
+  spaceId: string,
+): Promise<void> {
+  if (!agentCanReachSpace(principal, spaceId) || !(await spaceExists(sql, spaceId)))
+    throw hubError('SPACE_NOT_FOUND');
 }
 
-/** assertCanRead for a caller known by its principal (the tool protocol). */
-export function assertPrincipalCanRead(principal: Principal | null, spaceId: string | null): void {
-  if (spaceId !== null && !agentCanReachSpace(principal, spaceId)) {
-    throw httpErrors.forbidden("space outside this agent's scope");
-  }
-}
-
-/** A space the caller may read and that exists (403 outside an agent's scope, 404 when missing). */
-export async function assertSpaceReadable(request: FastifyRequest, spaceId: string): Promise<void> {
-  assertCanRead(request, spaceId);
-  if (!(await spaceExists(request.server.sql, spaceId))) throw httpErrors.notFound('space not found');
+/** assertSpaceReadableBy for a request's caller. */
+export function assertSpaceReadable(request: FastifyRequest, spaceId: string): Promise<void> {
+  return assertSpaceReadableBy(request.server.sql, request.principal, spaceId);
 }

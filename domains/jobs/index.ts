@@ -1,9 +1,17 @@
 // The owner's view of background jobs: list, inspect, retry a failed one, delete. Finished jobs stay listed for
 // JOBS_RETENTION_HOURS (graphile-worker forgets completed jobs at once; job_records remembers them).
+//
+// Routes it registers (access in brackets):
+//   GET    /api/jobs            [owner only]
+//   GET    /api/jobs/:id        [owner only]
+//   POST   /api/jobs/:id/retry  [owner only]
+//   DELETE /api/jobs/:id        [owner only]
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { JobList, JobListQuery, JobParams, Job as JobSchema } from './schema.ts';
 import { deleteJob, findJobRecord, type JobChange, listJobRecords, retryJob } from './store.ts';
 
@@ -25,7 +33,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'List background jobs',
@@ -44,7 +51,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/jobs/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Get a job, with its payload and last error',
@@ -54,7 +60,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const job = await findJobRecord(app.sql, request.params.id, retention);
-      if (!job) throw app.httpErrors.notFound('job not found');
+      if (!job) throw hubError('JOB_NOT_FOUND');
       return job;
     },
   );
@@ -62,7 +68,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/jobs/:id/retry',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Run a failed job again now',
@@ -75,8 +80,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await settled(() => retryJob(app.sql, request.params.id, retention));
-      if (!result) throw app.httpErrors.notFound('job not found');
-      if (!result.ok) throw app.httpErrors.conflict(result.reason);
+      if (!result) throw hubError('JOB_NOT_FOUND');
+      if (!result.ok) throw hubError(result.code, result.reason);
       return reply.status(202).send(result.job);
     },
   );
@@ -84,7 +89,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/jobs/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Delete a job that is not running',
@@ -95,11 +99,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await settled(() => deleteJob(app.sql, request.params.id, retention));
-      if (!result) throw app.httpErrors.notFound('job not found');
-      if (!result.ok) throw app.httpErrors.conflict(result.reason);
+      if (!result) throw hubError('JOB_NOT_FOUND');
+      if (!result.ok) throw hubError(result.code, result.reason);
       return reply.status(204).send(null);
     },
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

@@ -1,26 +1,16 @@
 // The owner's view of job_records (kept by the worker, worker/records.ts): graphile-worker deletes completed jobs and
 // its `jobs` view has no payload, so the jobs API reads job_records; retry and delete act on graphile-worker's rows
 // through its SQL functions.
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-
 import type { JobState } from '../../worker/records.ts';
+import type { Job } from './schema.ts';
 
 export type { JobState };
 
-export interface JobRecordRow {
-  id: string;
-  task: string;
-  payload: unknown;
-  job_key: string | null;
-  state: JobState;
-  attempts: number;
-  max_attempts: number;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+/** A row as the API shows it: the Job schema's type. */
+export type JobRecordRow = Static<typeof Job>;
 
 const columns = (sql: Db) => sql`
   id::text, task, payload, job_key, state, attempts, max_attempts, last_error, created_at, updated_at,
@@ -39,11 +29,15 @@ export async function listJobRecords(
     where ${visible(sql, retentionHours)}
     ${filter.task ? sql`and task = ${filter.task}` : sql``}
     ${filter.state ? sql`and state = ${filter.state}` : sql``}`;
-  const items = await sql<JobRecordRow[]>`
-    select ${columns(sql)} from job_records ${where}
-    order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from job_records ${where}`;
-  return { items, total };
+  return listPage<JobRecordRow>(
+    sql,
+    {
+      select: sql`${columns(sql)}`,
+      from: sql`from job_records ${where}`,
+      orderBy: sql`created_at desc, id desc`,
+    },
+    filter,
+  );
 }
 
 export async function findJobRecord(
@@ -62,9 +56,14 @@ export async function findJobRecord(
  */
 export type JobChange =
   | { ok: true; job: JobRecordRow | null }
-  | { ok: false; reason: string; settling?: boolean };
+  | { ok: false; code: 'JOB_RUNNING' | 'JOB_NOT_RETRYABLE'; reason: string; settling?: boolean };
 
-const settling = { ok: false, reason: 'the job is finishing; try again', settling: true } as const;
+const settling = {
+  ok: false,
+  code: 'JOB_RUNNING',
+  reason: 'the job is finishing; try again',
+  settling: true,
+} as const;
 
 /** Whether graphile-worker still holds the job, and whether a worker has it locked right now. */
 async function queueState(sql: Db, id: string): Promise<'absent' | 'locked' | 'idle'> {
@@ -81,13 +80,23 @@ export async function retryJob(sql: Sql, id: string, retentionHours: number): Pr
       select ${columns(tx)} from job_records where id = ${id} and ${visible(tx, retentionHours)} for update`;
     if (!record) return undefined;
     if (record.state === 'completed' || record.state === 'running') {
-      return { ok: false, reason: `the job is ${record.state}; only failed or queued jobs can be retried` };
+      return {
+        ok: false,
+        code: record.state === 'running' ? 'JOB_RUNNING' : 'JOB_NOT_RETRYABLE',
+        reason: `the job is ${record.state}; only failed or queued jobs can be retried`,
+      };
     }
     const state = await queueState(tx, id);
     if (state === 'locked')
-      return record.state === 'failed' ? settling : { ok: false, reason: 'the job is running' };
+      return record.state === 'failed'
+        ? settling
+        : { ok: false, code: 'JOB_RUNNING', reason: 'the job is running' };
     if (state === 'absent') {
-      return { ok: false, reason: 'the job is no longer in the queue; capture or trigger it again' };
+      return {
+        ok: false,
+        code: 'JOB_NOT_RETRYABLE',
+        reason: 'the job is no longer in the queue; capture or trigger it again',
+      };
     }
     // The SQL function, not the JS rescheduleJobs helper: that one drops attempts: 0 as if it were unset.
     await tx`
@@ -110,7 +119,11 @@ export async function deleteJob(
     const [record] = await tx<JobRecordRow[]>`
       select ${columns(tx)} from job_records where id = ${id} and ${visible(tx, retentionHours)} for update`;
     if (!record) return undefined;
-    const running = { ok: false, reason: 'the job is running; delete it once it has finished' } as const;
+    const running = {
+      ok: false,
+      code: 'JOB_RUNNING',
+      reason: 'the job is running; delete it once it has finished',
+    } as const;
     if (record.state === 'running') return running;
     // A completed job's row is graphile-worker's to delete (it does so right after the executor returns).
     if (record.state !== 'completed') {

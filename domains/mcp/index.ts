@@ -1,9 +1,14 @@
 // POST /api/mcp: the tool protocol (MCP over Streamable HTTP, stateless: a new server and transport per request).
 // Agents and the owner authenticate with their bearer token; the per-agent rate limit applies like on any route.
-import { httpErrors } from '@fastify/sensible';
+//
+// Routes it registers (access in brackets):
+//   POST   /api/mcp  [agent or owner]
+//   GET    /api/mcp  [agent or owner]
+//   DELETE /api/mcp  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
 
@@ -26,7 +31,7 @@ const JsonRpcError = Type.Unknown({
 
 async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const principal = request.principal;
-  if (!principal) throw httpErrors.unauthorized('authentication required');
+  if (!principal) throw hubError('UNAUTHORIZED');
   const { StreamableHTTPServerTransport, buildMcpServer } = await protocol();
   const server = buildMcpServer({ sql: request.server.sql, principal, spaceContext: null }, request.log);
   const transport = new StreamableHTTPServerTransport({
@@ -93,7 +98,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (_request, reply) => {
         reply.header('allow', 'POST');
-        throw httpErrors.methodNotAllowed(
+        throw hubError(
+          'METHOD_NOT_ALLOWED',
           'the tool protocol takes POST only (stateless: no sessions or streams)',
         );
       },

@@ -1,7 +1,16 @@
 // The network host inventory: the owner keeps it, agents may read it.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/network-hosts      [agent or owner]
+//   GET    /api/network-hosts/:id  [agent or owner]
+//   POST   /api/network-hosts      [owner only]
+//   PATCH  /api/network-hosts/:id  [owner only]
+//   DELETE /api/network-hosts/:id  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import {
   CreateNetworkHost,
   NetworkHost,
@@ -28,7 +37,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/network-hosts',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List network hosts',
@@ -45,7 +53,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/network-hosts/:id',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Get a network host',
@@ -55,60 +62,61 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const host = await findNetworkHost(app.sql, request.params.id);
-      if (!host) throw app.httpErrors.notFound('network host not found');
+      if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
       return host;
     },
   );
 
-  app.post(
-    '/network-hosts',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Add a network host',
-        body: CreateNetworkHost,
-        response: { 201: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 409) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await insertNetworkHost(app.sql, request.body)),
-  );
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/network-hosts',
+        {
+          schema: {
+            tags,
+            summary: 'Add a network host',
+            body: CreateNetworkHost,
+            response: { 201: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 409) },
+          },
+        },
+        async (request, reply) => reply.status(201).send(await insertNetworkHost(app.sql, request.body)),
+      );
 
-  app.patch(
-    '/network-hosts/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Change a network host',
-        params: IdParams,
-        body: UpdateNetworkHost,
-        response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const host = await updateNetworkHost(app.sql, request.params.id, request.body);
-      if (!host) throw app.httpErrors.notFound('network host not found');
-      return host;
-    },
-  );
+      owner.patch(
+        '/network-hosts/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Change a network host',
+            params: IdParams,
+            body: UpdateNetworkHost,
+            response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          const host = await updateNetworkHost(app.sql, request.params.id, request.body);
+          if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
+          return host;
+        },
+      );
 
-  app.delete(
-    '/network-hosts/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Remove a network host',
-        params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      if (!(await deleteNetworkHost(app.sql, request.params.id)))
-        throw app.httpErrors.notFound('network host not found');
-      return reply.status(204).send(null);
-    },
+      owner.delete(
+        '/network-hosts/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Remove a network host',
+            params: IdParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await deleteNetworkHost(app.sql, request.params.id)))
+            throw hubError('NETWORK_HOST_NOT_FOUND');
+          return reply.status(204).send(null);
+        },
+      );
+    }),
   );
 };
 

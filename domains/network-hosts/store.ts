@@ -1,18 +1,12 @@
 // The infrastructure host inventory, read by the audit tool and the cluster card.
+import type { Static } from 'typebox';
+import { defined } from '../../lib/defined.ts';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { CreateNetworkHost, UpdateNetworkHost } from './schema.ts';
+import type { CreateNetworkHost, NetworkHost, UpdateNetworkHost } from './schema.ts';
 
-export interface NetworkHostRow {
-  id: string;
-  hostname: string;
-  ip: string | null;
-  role: string;
-  os: string;
-  notes: string;
-  last_seen_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the NetworkHost schema's type. */
+export type NetworkHostRow = Static<typeof NetworkHost>;
 
 // host(ip): the address without a /32 or /128 suffix.
 const select = (sql: Db) =>
@@ -25,13 +19,15 @@ export async function listNetworkHosts(sql: Db): Promise<NetworkHostRow[]> {
 
 export async function pageNetworkHosts(sql: Db, filter: { role?: string; limit: number; offset: number }) {
   const where = filter.role ? sql`where role = ${filter.role}` : sql``;
-  const items = await sql<NetworkHostRow[]>`
-    select ${select(sql)} from network_hosts ${where} order by lower(hostname), id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<
-    { total: number }[]
-  >`select count(*)::int as total from network_hosts ${where}`;
-  return { items, total };
+  return listPage<NetworkHostRow>(
+    sql,
+    {
+      select: sql`${select(sql)}`,
+      from: sql`from network_hosts ${where}`,
+      orderBy: sql`lower(hostname), id`,
+    },
+    filter,
+  );
 }
 
 export async function findNetworkHost(sql: Db, id: string): Promise<NetworkHostRow | undefined> {
@@ -53,7 +49,7 @@ export async function updateNetworkHost(
   id: string,
   patch: UpdateNetworkHost,
 ): Promise<NetworkHostRow | undefined> {
-  const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  const fields = defined(patch);
   if (Object.keys(fields).length === 0) return findNetworkHost(sql, id);
   const [row] = await sql<NetworkHostRow[]>`
     update network_hosts set ${sql(fields)}, updated_at = now() where id = ${id} returning ${select(sql)}`;

@@ -1,8 +1,16 @@
 // Page writes for the entity registry. Every change to the tree of a space holds that space's page-tree lock,
 // so sibling positions stay distinct and contiguous (0..n-1) and the cycle check sees a settled tree.
-import { httpErrors } from '@fastify/sensible';
+import { hubError } from '../../lib/errors.ts';
+import { agentCanReachSpace } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
-import { assertReach, type EntityHandler, missing, requireSpace, validator } from '../entities/handler.ts';
+import {
+  type EntityHandler,
+  inReach,
+  missing,
+  requireSpace,
+  validator,
+  type WriteContext,
+} from '../entities/handler.ts';
 import { CreatePage, UpdatePage } from './schema.ts';
 import {
   deletePage,
@@ -24,16 +32,16 @@ const checkUpdate = validator(UpdatePage, 'page patch');
 /** A parent must exist in the same space and must not be the page itself or below it. */
 async function checkParent(
   tx: Db,
+  ctx: WriteContext,
   spaceId: string,
   parentId: string,
   movingId: string | null,
 ): Promise<void> {
   const parent = await findPage(tx, parentId);
-  if (!parent) throw httpErrors.notFound('parent page not found');
-  if (parent.space_id !== spaceId) throw httpErrors.conflict('the parent page is in another space');
-  if (movingId && (await isSelfOrAncestor(tx, movingId, parentId))) {
-    throw httpErrors.conflict('a page cannot move under itself or one of its descendants');
-  }
+  // A parent in a space the caller cannot see is as missing as one that does not exist.
+  if (!parent || !agentCanReachSpace(ctx.principal, parent.space_id)) throw hubError('PARENT_PAGE_NOT_FOUND');
+  if (parent.space_id !== spaceId) throw hubError('SPACE_MISMATCH', 'the parent page is in another space');
+  if (movingId && (await isSelfOrAncestor(tx, movingId, parentId))) throw hubError('PAGE_CYCLE');
 }
 
 /** Puts `id` at `position` (clamped to the end) in a sibling group listed without it, then renumbers 0..n-1. */
@@ -54,7 +62,7 @@ export const pageHandler: EntityHandler = {
     const spaceId = await requireSpace(tx, ctx, input.space_id, 'a page');
     await lockPageTree(tx, spaceId);
     const parentId = input.parent_id ?? null;
-    if (parentId) await checkParent(tx, spaceId, parentId, null);
+    if (parentId) await checkParent(tx, ctx, spaceId, parentId, null);
     const others = await siblingIds(tx, spaceId, parentId);
     // Inserted past the end, then placed: the deferred sibling constraint is checked at commit.
     const page = await insertPage(tx, {
@@ -70,9 +78,7 @@ export const pageHandler: EntityHandler = {
 
   async update(tx, id, patch, ctx) {
     const input = checkUpdate(patch);
-    const current = await findPage(tx, id);
-    if (!current) throw missing('page');
-    assertReach(ctx, current.space_id);
+    const current = inReach(ctx.principal, await findPage(tx, id), 'page');
     await lockPageTree(tx, current.space_id);
     // Locked after the tree lock, so a concurrent delete or move of this page has finished.
     const page = await lockPage(tx, id);
@@ -80,7 +86,7 @@ export const pageHandler: EntityHandler = {
 
     const parentId = input.parent_id === undefined ? page.parent_id : input.parent_id;
     const moved = parentId !== page.parent_id;
-    if (moved && parentId) await checkParent(tx, page.space_id, parentId, page.id);
+    if (moved && parentId) await checkParent(tx, ctx, page.space_id, parentId, page.id);
     await updatePage(tx, id, {
       ...(moved ? { parent_id: parentId } : {}),
       ...(input.title !== undefined ? { title: input.title.trim() } : {}),
@@ -97,9 +103,7 @@ export const pageHandler: EntityHandler = {
   },
 
   async delete(tx, id, ctx) {
-    const current = await findPage(tx, id);
-    if (!current) throw missing('page');
-    assertReach(ctx, current.space_id);
+    const current = inReach(ctx.principal, await findPage(tx, id), 'page');
     await lockPageTree(tx, current.space_id);
     const page = await lockPage(tx, id);
     if (!page) throw missing('page');

@@ -1,4 +1,13 @@
 // Pages: Markdown documents in a space, arranged as a tree with explicit sibling positions.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/pages             [agent or owner]
+//   GET    /api/spaces/:id/pages  [agent or owner]
+//   GET    /api/pages/:id         [agent or owner]
+//   POST   /api/pages             [agent or owner]
+//   PATCH  /api/pages/:id         [agent or owner]
+//   DELETE /api/pages/:id         [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
@@ -23,7 +32,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pages',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List pages, filtered by space or parent',
@@ -42,7 +50,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/spaces/:id/pages',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Pages of a space in tree order (position, then title); nested with tree=true',

@@ -1,15 +1,10 @@
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Page } from './schema.ts';
 
-export interface PageRow {
-  id: string;
-  space_id: string;
-  parent_id: string | null;
-  position: number;
-  title: string;
-  body: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Page schema's type. */
+export type PageRow = Static<typeof Page>;
 
 export type PageSummary = Omit<PageRow, 'body'>;
 
@@ -108,12 +103,15 @@ export async function listPages(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.parentId ? sql`and parent_id = ${filter.parentId}` : sql``}`;
-  const items = await sql<PageRow[]>`
-    select ${sql(columns)} from pages ${where}
-    order by space_id, parent_id nulls first, position, title, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from pages ${where}`;
-  return { items, total };
+  return listPage<PageRow>(
+    sql,
+    {
+      select: sql`${sql(columns)}`,
+      from: sql`from pages ${where}`,
+      orderBy: sql`space_id, parent_id nulls first, position, title, id`,
+    },
+    filter,
+  );
 }
 
 /** Every page of a space without bodies, each sibling group in display order. */

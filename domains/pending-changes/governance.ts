@@ -1,11 +1,10 @@
 // The approval gate. A suggest-tier agent's write becomes a pending change (rehearsed first, so a change that
 // could never apply is refused at once); the owner's approval claims it, applies it through the entity registry
 // and records the outcome; an owner-tier agent's direct write is applied and recorded together.
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
 import type { Config } from '../../config.ts';
-import type { ErrorCode } from '../../lib/errors.ts';
+import { type ErrorCode, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
@@ -60,7 +59,7 @@ function payloadOf(write: EntityWrite): Record<string, unknown> | null {
   const payload = write.payload;
   if (payload === undefined || payload === null) return null;
   if (typeof payload !== 'object' || Array.isArray(payload)) {
-    throw httpErrors.badRequest('a change payload must be an object');
+    throw hubError('VALIDATION_FAILED', 'a change payload must be an object');
   }
   return payload as Record<string, unknown>;
 }
@@ -163,7 +162,7 @@ export async function approveChange(
   try {
     return (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
-        throw httpErrors.conflict('the change was claimed by another approval');
+        throw hubError('NOT_PENDING', 'the change was claimed by another approval');
       const result = await applyEntityWriteIn(tx, writeOf(claimed), { principal, config });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
@@ -203,8 +202,8 @@ export async function rejectChange(
     const change = await rejectPendingChange(tx, id, reason, actor);
     if (!change) {
       const current = await findPendingChange(tx, id);
-      if (!current) throw httpErrors.notFound('pending change not found');
-      throw httpErrors.conflict(`the change is ${current.status}, not pending`);
+      if (!current) throw hubError('PENDING_CHANGE_NOT_FOUND');
+      throw hubError('NOT_PENDING', `the change is ${current.status}, not pending`);
     }
     await insertAuditEntry(tx, {
       actor,

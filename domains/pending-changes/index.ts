@@ -1,10 +1,16 @@
 // The owner's review of agents' proposed changes: list, read, approve (applies it) and reject.
-import { httpErrors } from '@fastify/sensible';
+//
+// Routes it registers (access in brackets):
+//   GET    /api/pending-changes              [owner only]
+//   GET    /api/pending-changes/:id          [owner only]
+//   POST   /api/pending-changes/:id/approve  [owner only]
+//   POST   /api/pending-changes/:id/reject   [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { HubError, hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
@@ -27,7 +33,7 @@ function isFailureCode(code: number): code is FailureCode {
 
 /** The principal the owner hook let through. */
 function approver(request: FastifyRequest): Principal {
-  if (!request.principal) throw httpErrors.unauthorized('authentication required');
+  if (!request.principal) throw hubError('UNAUTHORIZED');
   return request.principal;
 }
 
@@ -37,7 +43,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pending-changes',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary:
@@ -63,7 +68,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pending-changes/:id',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Get a pending change',
@@ -73,7 +77,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const change = await findPendingChange(app.sql, request.params.id);
-      if (!change) throw app.httpErrors.notFound('pending change not found');
+      if (!change) throw hubError('PENDING_CHANGE_NOT_FOUND');
       return change;
     },
   );
@@ -81,7 +85,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pending-changes/:id/approve',
     {
-      onRequest: app.owner,
       schema: {
         tags,
         summary: 'Approve a pending change: it is claimed, then applied as if the owner had made it',
@@ -109,7 +112,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       );
       if (approval.ok) return approval.change;
       const { statusCode, code, message, change } = approval;
-      if (!change || !isFailureCode(statusCode)) throw httpErrors.createError(statusCode, message);
+      if (!change || !isFailureCode(statusCode)) throw new HubError(code, message);
       return reply
         .status(statusCode)
         .send({ ...errorBody(statusCode, code, message), pending_change: change });
@@ -119,7 +122,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pending-changes/:id/reject',
     {
-      onRequest: app.owner,
       // The body is optional: no body is a rejection without a reason.
       preValidation: async (request) => {
         request.body ??= {};
@@ -137,4 +139,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

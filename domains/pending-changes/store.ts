@@ -1,5 +1,6 @@
 // Pending changes: suggest-tier agents' writes waiting for the owner. Status moves pending -> applying (claimed by
 // one approval) -> applied, back to pending when applying fails, or pending -> rejected.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { ChangeType, WriteAction } from '../entities/registry.ts';
 
@@ -86,12 +87,15 @@ export async function listPendingChanges(sql: Db, filter: PendingChangeFilter) {
     ${filter.agentId ? sql`and agent_id = ${filter.agentId}` : sql``}
     ${filter.entityType ? sql`and entity_type = ${filter.entityType}` : sql``}
     ${filter.action ? sql`and action = ${filter.action}` : sql``}`;
-  const items = await sql<PendingChangeRow[]>`
-    select ${sql(columns)} from pending_changes ${where} order by created_at desc, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`
-    select count(*)::int as total from pending_changes ${where}`;
-  return { items, total };
+  return listPage<PendingChangeRow>(
+    sql,
+    {
+      select: sql`${sql(columns)}`,
+      from: sql`from pending_changes ${where}`,
+      orderBy: sql`created_at desc, id`,
+    },
+    filter,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 // Project writes for the entity registry.
+import { defined } from '../../lib/defined.ts';
 import {
-  defined,
   deleteInReach,
   type EntityHandler,
   lockInReach,

@@ -1,7 +1,22 @@
 // Projects: their tasks and linked refs, and the placeholder research trigger.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/projects                  [agent or owner]
+//   GET    /api/projects/:id              [agent or owner]
+//   POST   /api/projects                  [agent or owner]
+//   PATCH  /api/projects/:id              [agent or owner]
+//   DELETE /api/projects/:id              [agent or owner]
+//   POST   /api/projects/:id/research     [agent or owner]
+//   GET    /api/projects/:id/links        [agent or owner]
+//   GET    /api/projects/:id/refs         [agent or owner]
+//   POST   /api/projects/:id/refs         [agent or owner]
+//   DELETE /api/projects/:id/refs/:refId  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import { isScopedAgent } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
@@ -33,7 +48,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List projects by name, filtered by space or status',
@@ -66,7 +80,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/projects/:id/research',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Start research on a project (placeholder: marks it queued and stamps the start)',
@@ -90,7 +103,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects/:id/links',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: "A project's tasks and linked refs",
@@ -107,7 +119,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects/:id/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Refs linked to a project, most recently linked first',
@@ -126,7 +137,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/projects/:id/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Link a ref of the same space to a project',
@@ -139,9 +149,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       const project = await readable(request, request.params.id);
       assertDirectWriter(request, project.space_id);
       const link = await linkRef(app.sql, project.id, request.body.ref_id);
-      if (link === 'missing') throw app.httpErrors.notFound('ref not found');
+      if (link === 'missing') throw hubError('REF_NOT_FOUND');
+      // A scoped agent sees one space: a ref elsewhere is, for it, no ref at all.
       if (link === 'other-space')
-        throw app.httpErrors.conflict('the ref is in another space than the project');
+        throw isScopedAgent(request.principal)
+          ? hubError('REF_NOT_FOUND')
+          : hubError('SPACE_MISMATCH', 'the ref is in another space than the project');
       return reply.status(201).send(link);
     },
   );
@@ -149,7 +162,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/projects/:id/refs/:refId',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Unlink a ref from a project (the ref stays)',
@@ -160,8 +172,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const project = await readable(request, request.params.id);
       assertDirectWriter(request, project.space_id);
-      if (!(await unlinkRef(app.sql, project.id, request.params.refId)))
-        throw app.httpErrors.notFound('the ref is not linked to this project');
+      if (!(await unlinkRef(app.sql, project.id, request.params.refId))) throw hubError('REF_NOT_LINKED');
       return reply.status(204).send(null);
     },
   );

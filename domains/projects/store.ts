@@ -1,19 +1,12 @@
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { RefRow } from '../refs/store.ts';
 import type { TaskRow } from '../tasks/store.ts';
+import type { Project } from './schema.ts';
 
-export interface ProjectRow {
-  id: string;
-  space_id: string;
-  name: string;
-  status: string;
-  research_status: string;
-  research_notes: string;
-  research_started_at: Date | null;
-  research_finished_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Project schema's type. */
+export type ProjectRow = Static<typeof Project>;
 
 const columns = [
   'id',
@@ -49,11 +42,11 @@ export async function listProjects(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
-  const items = await sql<ProjectRow[]>`
-    select ${sql(columns)} from projects ${where} order by lower(name), id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from projects ${where}`;
-  return { items, total };
+  return listPage<ProjectRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from projects ${where}`, orderBy: sql`lower(name), id` },
+    filter,
+  );
 }
 
 export async function insertProject(
@@ -102,12 +95,15 @@ export async function projectLinks(sql: Db, id: string): Promise<{ tasks: TaskRo
 }
 
 export async function listProjectRefs(sql: Db, id: string, page: { limit: number; offset: number }) {
-  const items = await sql<RefRow[]>`
-    select ${refColumns(sql)} from project_refs l join refs r on r.id = l.ref_id
-    where l.project_id = ${id} order by l.created_at desc, r.id limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`
-    select count(*)::int as total from project_refs where project_id = ${id}`;
-  return { items, total };
+  return listPage<RefRow>(
+    sql,
+    {
+      select: sql`${refColumns(sql)}`,
+      from: sql`from project_refs l join refs r on r.id = l.ref_id where l.project_id = ${id}`,
+      orderBy: sql`l.created_at desc, r.id`,
+    },
+    page,
+  );
 }
 
 export interface ProjectRefLinkRow {

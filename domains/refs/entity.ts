@@ -1,5 +1,6 @@
 // Ref writes for the entity registry, including the upsert by external identity (source + external_id).
-import { httpErrors } from '@fastify/sensible';
+import { hubError } from '../../lib/errors.ts';
+import { isScopedAgent } from '../../plugins/auth.ts';
 import {
   deleteInReach,
   type EntityHandler,
@@ -25,9 +26,11 @@ export const refHandler: EntityHandler = {
     const spaceId = await requireSpace(tx, ctx, input.space_id, 'a ref');
     const result = await upsertRef(tx, { ...input, source: input.source.trim(), space_id: spaceId });
     if (result === 'other-space') {
-      throw httpErrors.conflict(
-        `the ref ${input.source}:${input.external_id} already exists in another space`,
-      );
+      const ref = `${input.source}:${input.external_id}`;
+      // A scoped agent sees only the space it writes to, so it is not told that the ref lives elsewhere.
+      throw isScopedAgent(ctx.principal)
+        ? hubError('CONFLICT', `the ref ${ref} cannot be used in this space`)
+        : hubError('SPACE_MISMATCH', `the ref ${ref} already exists in another space`);
     }
     return { entity: result.row, created: result.created };
   },

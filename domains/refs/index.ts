@@ -1,4 +1,13 @@
 // Refs: external references, each named by its identity in its source (source + external_id).
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/refs         [agent or owner]
+//   GET    /api/refs/:id     [agent or owner]
+//   POST   /api/refs         [agent or owner]
+//   PATCH  /api/refs/:id     [agent or owner]
+//   DELETE /api/refs/:id     [agent or owner]
+//   POST   /api/refs/upsert  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
@@ -16,7 +25,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/refs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List refs, newest first, filtered by space or source',
@@ -49,7 +57,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/refs/upsert',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Create or update a ref by its external identity, atomically (201 created, 200 updated)',

@@ -1,16 +1,10 @@
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Ref } from './schema.ts';
 
-export interface RefRow {
-  id: string;
-  space_id: string;
-  source: string;
-  external_id: string;
-  url: string | null;
-  title: string;
-  notes: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Ref schema's type. */
+export type RefRow = Static<typeof Ref>;
 
 const columns = [
   'id',
@@ -50,11 +44,11 @@ export async function listRefs(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.source ? sql`and source = ${filter.source}` : sql``}`;
-  const items = await sql<RefRow[]>`
-    select ${sql(columns)} from refs ${where} order by created_at desc, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from refs ${where}`;
-  return { items, total };
+  return listPage<RefRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from refs ${where}`, orderBy: sql`created_at desc, id` },
+    filter,
+  );
 }
 
 export async function insertRef(sql: Db, ref: NewRef): Promise<RefRow> {

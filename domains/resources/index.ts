@@ -1,9 +1,21 @@
 // Resources: infrastructure entities of a space and what they depend on. Agents get the allow-listed columns
 // only (never monitoring or metadata); dependency wiring is the owner's alone.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/resources                                [agent or owner]
+//   GET    /api/resources/:id                            [agent or owner]
+//   POST   /api/resources                                [agent or owner]
+//   PATCH  /api/resources/:id                            [agent or owner]
+//   DELETE /api/resources/:id                            [agent or owner]
+//   GET    /api/resources/:id/dependencies               [agent or owner]
+//   POST   /api/resources/:id/dependencies               [owner only]
+//   DELETE /api/resources/:id/dependencies/:dependsOnId  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
 import {
@@ -48,7 +60,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/resources',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List resources by name, filtered by space or kind',
@@ -83,7 +94,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/resources/:id/dependencies',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'The resources this one depends on',
@@ -100,45 +110,47 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/resources/:id/dependencies',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Add a dependency (owner only; refuses itself and cycles)',
-        params: IdParams,
-        body: AddDependency,
-        response: { 201: Dependency, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const { id } = request.params;
-      const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
-      if (result === 'missing') throw app.httpErrors.notFound('resource not found');
-      if (result === 'self') throw app.httpErrors.conflict('a resource cannot depend on itself');
-      if (result === 'exists') throw app.httpErrors.conflict('this dependency exists already');
-      if (result === 'cycle') throw app.httpErrors.conflict('this dependency would close a cycle');
-      return reply.status(201).send(result);
-    },
-  );
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/resources/:id/dependencies',
+        {
+          schema: {
+            tags,
+            summary: 'Add a dependency (owner only; refuses itself and cycles)',
+            params: IdParams,
+            body: AddDependency,
+            response: { 201: Dependency, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request, reply) => {
+          const { id } = request.params;
+          const result = await app.sql.begin((tx) => addDependency(tx, id, request.body.depends_on_id));
+          if (result === 'missing') throw hubError('RESOURCE_NOT_FOUND');
+          if (result === 'self') throw hubError('DEPENDENCY_SELF');
+          if (result === 'exists') throw hubError('DEPENDENCY_EXISTS');
+          if (result === 'cycle') throw hubError('DEPENDENCY_CYCLE');
+          return reply.status(201).send(result);
+        },
+      );
 
-  app.delete(
-    '/resources/:id/dependencies/:dependsOnId',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Remove a dependency (owner only)',
-        params: DependencyParams,
-        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
-        throw app.httpErrors.notFound('no such dependency');
-      return reply.status(204).send(null);
-    },
+      owner.delete(
+        '/resources/:id/dependencies/:dependsOnId',
+        {
+          schema: {
+            tags,
+            summary: 'Remove a dependency (owner only)',
+            params: DependencyParams,
+            response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => {
+          if (!(await removeDependency(app.sql, request.params.id, request.params.dependsOnId)))
+            throw hubError('DEPENDENCY_NOT_FOUND');
+          return reply.status(204).send(null);
+        },
+      );
+    }),
   );
 };
 

@@ -1,5 +1,6 @@
 // Resources and their dependency graph. `contextColumns` is the one allow-list of what may leave towards agents
 // (the context tool and agent reads): monitoring and metadata blobs stay with the owner.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
 export const contextColumns = [
@@ -70,11 +71,15 @@ export async function listResources(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.kind ? sql`and kind = ${filter.kind}` : sql``}`;
-  const items = await sql<ResourceRow[]>`
-    select ${selectList(sql, view)} from resources ${where} order by lower(name), id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from resources ${where}`;
-  return { items, total };
+  return listPage<ResourceRow>(
+    sql,
+    {
+      select: sql`${selectList(sql, view)}`,
+      from: sql`from resources ${where}`,
+      orderBy: sql`lower(name), id`,
+    },
+    filter,
+  );
 }
 
 /** Every resource of a space (or of all spaces) for the agent context tool: allow-listed columns only. */
@@ -131,11 +136,15 @@ export async function listDependencies(
   view: ResourceView,
 ) {
   const where = sql`where id in (select depends_on_id from resource_dependencies where resource_id = ${id})`;
-  const items = await sql<ResourceRow[]>`
-    select ${selectList(sql, view)} from resources ${where} order by lower(name), id
-    limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from resources ${where}`;
-  return { items, total };
+  return listPage<ResourceRow>(
+    sql,
+    {
+      select: sql`${selectList(sql, view)}`,
+      from: sql`from resources ${where}`,
+      orderBy: sql`lower(name), id`,
+    },
+    page,
+  );
 }
 
 /** Advisory-lock class of dependency wiring: one graph, one lock, so two adds cannot close a cycle together. */

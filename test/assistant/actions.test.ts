@@ -24,7 +24,7 @@ t.test(
       payload: { action: 'ingest.url' },
     });
     t.equal(unknown.statusCode, 400, 'only actionable tasks');
-    t.equal(unknown.json().code, 'UNKNOWN_ACTION');
+    t.equal(unknown.json().code, 'NOT_AN_ACTION');
     const badParams = await ta.asOwner({
       method: 'POST',
       url: '/api/actions/run',

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { createAgent, createSpace, ownerToken, type TestApp, testApp } from '../helpers/app.ts';
+import { createAgent, createSpace, ownerToken, testApp } from '../helpers/app.ts';
 import { processAlive, repoRoot } from '../helpers/process.ts';
 import { listening, turn } from './helpers.ts';
 

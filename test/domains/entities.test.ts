@@ -210,7 +210,7 @@ t.test('owner-tier agents write only inside their scope; the context decides', a
       { entity_type: 'project', action: 'create', payload: { space_id: work.id, name: 'x' } },
       { principal: scoped },
     ),
-    { statusCode: 403, message: /scope/ },
+    { statusCode: 404, code: 'SPACE_NOT_FOUND' },
   );
   const made = await applyEntityWrite(
     ta.sql,

@@ -307,11 +307,11 @@ t.test('agents read pages in their scope; writes follow their tier', async (t) =
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: `/api/pages?space_id=${work.id}` })).statusCode,
-    403,
+    404,
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: `/api/pages/${workPage.id}` })).statusCode,
-    403,
+    404,
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: `/api/pages/${homePage.id}` })).statusCode,
@@ -319,7 +319,7 @@ t.test('agents read pages in their scope; writes follow their tier', async (t) =
   );
   t.equal(
     (await ta.asAgent(reader.token, { method: 'GET', url: `/api/spaces/${work.id}/pages` })).statusCode,
-    403,
+    404,
   );
   const readerWrite = await ta.asAgent(reader.token, {
     method: 'POST',
@@ -348,18 +348,18 @@ t.test('agents read pages in their scope; writes follow their tier', async (t) =
     url: '/api/pages',
     payload: { space_id: work.id, title: 'x' },
   });
-  t.equal(outside.statusCode, 403);
+  t.equal(outside.statusCode, 404);
   const outsideMove = await ta.asAgent(scopedOwner.token, {
     method: 'PATCH',
     url: `/api/pages/${workPage.id}`,
     payload: { position: 0 },
   });
-  t.equal(outsideMove.statusCode, 403);
+  t.equal(outsideMove.statusCode, 404);
   const outsideDelete = await ta.asAgent(scopedOwner.token, {
     method: 'DELETE',
     url: `/api/pages/${workPage.id}`,
   });
-  t.equal(outsideDelete.statusCode, 403);
+  t.equal(outsideDelete.statusCode, 404);
   const [count] = await ta.sql`select count(*)::int as n from pages`;
   t.equal(count.n, 3, 'only the in-scope create was written');
 });

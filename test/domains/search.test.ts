@@ -275,7 +275,7 @@ t.test('agents search only their scope', async (t) => {
     method: 'GET',
     url: `/api/search?q=kubernetes&space_id=${work.id}`,
   });
-  t.equal(other.statusCode, 403);
+  t.equal(other.statusCode, 404);
   const everything = await ta.asAgent(unscoped.token, { method: 'GET', url: '/api/search?q=kubernetes' });
   t.equal(everything.json().total, 6, 'an unscoped agent sees every space and the global conversations');
 });

@@ -64,7 +64,7 @@ t.test('agents read only the spaces in their scope and never write them', async 
     [home.id],
   );
   t.equal(scopedList.json().total, 1);
-  t.equal((await ta.asAgent(scoped.token, { method: 'GET', url: `/api/spaces/${work.id}` })).statusCode, 403);
+  t.equal((await ta.asAgent(scoped.token, { method: 'GET', url: `/api/spaces/${work.id}` })).statusCode, 404);
   t.equal((await ta.asAgent(scoped.token, { method: 'GET', url: `/api/spaces/${home.id}` })).statusCode, 200);
 
   const globalList = await ta.asAgent(global.token, { method: 'GET', url: '/api/spaces' });

@@ -1,8 +1,8 @@
 // The owner's review: concurrent approvals apply a change exactly once, abandoned claims are recovered, lists
 // filter and paginate, and only the owner reviews (dependency wiring is never diverted).
 import t from 'tap';
-import { createAgent, createSpace, testApp } from '../helpers/app.ts';
-import { approve, count, type Json, owned } from './helpers.ts';
+import { createAgent, createSpace, testApp } from '../../helpers/app.ts';
+import { approve, count, type Json, owned } from '../../helpers/entities.ts';
 
 t.test('50 concurrent approvals of one change apply it exactly once', async (t) => {
   const ta = await testApp(t);

@@ -1,6 +1,6 @@
 // The network audit: simple findings over the host inventory (hosts gone quiet, never seen, sharing an address,
 // missing role, operating system or address).
-import type { NetworkHostRow } from '../network-hosts/store.ts';
+import type { NetworkHostRow } from './store.ts';
 
 export const findingKinds = [
   'duplicate_ip',

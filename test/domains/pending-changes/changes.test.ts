@@ -1,9 +1,9 @@
 // Pending changes over REST: suggest-tier writes of every entity type and action are diverted, then applied on
 // approval; failures reopen the change, rejection ends it, and what could never apply is refused at once.
 import t from 'tap';
-import { insertPendingChange } from '../../domains/pending-changes/store.ts';
-import { createAgent, createSpace, testApp } from '../helpers/app.ts';
-import { approve, count, owned } from './helpers.ts';
+import { insertPendingChange } from '../../../domains/pending-changes/store.ts';
+import { createAgent, createSpace, testApp } from '../../helpers/app.ts';
+import { approve, count, owned } from '../../helpers/entities.ts';
 
 t.test('every entity type and action: diverted, then applied on approval', async (t) => {
   const ta = await testApp(t);
@@ -275,13 +275,13 @@ t.test('suggestions are rehearsed: what could never apply is refused at once', a
     url: '/api/pages',
     payload: { space_id: work.id, title: 'x' },
   });
-  t.equal(outside.statusCode, 403, 'outside the scope');
+  t.equal(outside.statusCode, 404, 'outside the scope');
   const outsideEdit = await ta.asAgent(scoped.token, {
     method: 'PATCH',
     url: `/api/pages/${workPage.id}`,
     payload: { title: 'x' },
   });
-  t.equal(outsideEdit.statusCode, 403);
+  t.equal(outsideEdit.statusCode, 404);
   const missing = await ta.asAgent(scoped.token, {
     method: 'DELETE',
     url: '/api/pages/00000000-0000-4000-8000-000000000000',

@@ -1,5 +1,5 @@
-// Shared steps of the governance tests.
-import type { TestApp } from '../helpers/app.ts';
+// Shared steps of the domain tests: create through REST as the owner, count rows, approve a change.
+import type { TestApp } from './app.ts';
 
 export type Json = Record<string, unknown>;
 

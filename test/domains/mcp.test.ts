@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
 import { createAgent, createSpace, ownerToken, type TestApp, testApp } from '../helpers/app.ts';
-import { type Json, owned } from './helpers.ts';
+import { type Json, owned } from '../helpers/entities.ts';
 
 type Asserts = Pick<typeof t, 'same'>;
 
@@ -70,6 +70,7 @@ const expectedTools = [
   'list_tasks',
   'move_page',
   'network_audit',
+  'propose_action',
   'search',
   'service_health',
   'update_page',
@@ -194,14 +195,14 @@ t.test('reads stay in the agent scope; outside it the tools answer errors, not d
     [homePage.id],
   );
   const otherSpace = await call(t, client, 'list_pages', { space_id: work.id });
-  t.match(errorText(otherSpace), /^403 Forbidden: space outside this agent's scope/);
+  t.match(errorText(otherSpace), /^404 Not Found: space not found/);
   t.notOk(otherSpace.structuredContent, 'an error carries no data');
 
   const page = await call(t, client, 'get_page', { id: homePage.id });
   t.match(page.structuredContent, { id: homePage.id, title: 'Boiler manual', body: 'pressure' });
   t.match(page.structuredContent?.created_at, /^\d{4}-\d\d-\d\dT/);
   const foreign = await call(t, client, 'get_page', { id: workPage.id });
-  t.match(errorText(foreign), /^403 Forbidden/);
+  t.match(errorText(foreign), /^404 Not Found: page not found/);
   t.notOk(foreign.content[0].text?.includes('Boiler contract'), 'nothing of the page leaks');
   const absent = await call(t, client, 'get_page', { id: '00000000-0000-4000-8000-000000000000' });
   t.equal(errorText(absent), '404 Not Found: page not found');
@@ -212,7 +213,7 @@ t.test('reads stay in the agent scope; outside it the tools answer errors, not d
     tasks: [{ id: task.id, title: 'Bleed radiators' }],
     refs: [{ id: ref.id }],
   });
-  t.match(errorText(await call(t, client, 'get_project', { id: workProject.id })), /^403/);
+  t.match(errorText(await call(t, client, 'get_project', { id: workProject.id })), /^404/);
 
   const tasks = await call(t, client, 'list_tasks', { project_id: project.id });
   t.match(tasks.structuredContent, { total: 1, items: [{ id: task.id }] });
@@ -231,7 +232,7 @@ t.test('reads stay in the agent scope; outside it the tools answer errors, not d
     t.notOk('monitoring' in resource || 'metadata' in resource, 'allow-listed columns only');
   }
   t.notOk(JSON.stringify(context).includes('secret'));
-  t.match(errorText(await call(t, client, 'get_context', { space_id: work.id })), /^403/);
+  t.match(errorText(await call(t, client, 'get_context', { space_id: work.id })), /^404/);
 
   const audit = await call(t, client, 'network_audit');
   t.equal((list(audit, 'hosts') as Json[]).length, 3);
@@ -286,7 +287,7 @@ t.test('writes follow the tier: read refused, suggest pending, owner tier writte
   const upserted = await call(t, suggester, 'upsert_ref', { source: 'seeds', external_id: 'tomato' });
   t.equal(upserted.structuredContent?.status, 'pending');
   const outOfScope = await call(t, suggester, 'update_page', { id: workPage.id, title: 'Mine' });
-  t.match(errorText(outOfScope), /^403 Forbidden: space outside this agent's scope/);
+  t.match(errorText(outOfScope), /^404 Not Found: page not found/);
 
   const mine = await call(t, suggester, 'list_my_pending_changes');
   t.match(mine.structuredContent, { total: 2, limit: 50, offset: 0 });
@@ -342,7 +343,7 @@ t.test('writes follow the tier: read refused, suggest pending, owner tier writte
   t.equal(changed.structuredContent?.notes, 'garden shed');
   const [stored] = await ta.sql`select monitoring from resources where id = ${resourceId}`;
   t.same(stored.monitoring, { url: 'x' }, 'written in full');
-  t.match(errorText(await call(t, writer, 'create_page', { space_id: work.id, title: 'x' })), /^403/);
+  t.match(errorText(await call(t, writer, 'create_page', { space_id: work.id, title: 'x' })), /^404/);
 
   const audit = await ta.sql<{ actor: string; action: string; entity_type: string; detail: Json }[]>`
     select actor, action, entity_type, detail from audit_log where action = 'apply_direct' order by created_at, id`;

@@ -1,0 +1,294 @@
+// The error catalogue (lib/errors.ts) held to the running app:
+//   - every entry the code can send is produced here by a real request, with its status; the entries no request can
+//     produce yet are listed below with the reason, and the two lists together are exactly the catalogue, so a new
+//     code must be shown here one way or the other;
+//   - over every registered route (read from the app's route table, never a list kept here), hostile and empty
+//     requests never answer a 5xx, and every error body carries a catalogued code (never the generic ERROR).
+import t from 'tap';
+import { insertPendingChange } from '../domains/pending-changes/store.ts';
+import { type ErrorCode, errorCodes, isErrorCode, statusOf } from '../lib/errors.ts';
+import { enqueue } from '../worker/enqueue.ts';
+import { createAgent, createSpace, type TestApp, testApp } from './helpers/app.ts';
+import { absentId, fillPath } from './helpers/routes.ts';
+
+type Response = Awaited<ReturnType<TestApp['anon']>>;
+
+/** Codes no request of the current code can produce, and why. */
+const reserved: Partial<Record<ErrorCode, string>> = {
+  FORBIDDEN: 'the generic code of a 403 naming no code; every 403 sent today names one',
+  NOT_ACCEPTABLE: 'the generic code of a 406; no route negotiates content',
+  PRECONDITION_FAILED: 'the generic code of a 412; no route takes conditions',
+  UNPROCESSABLE: 'the generic code of a 422 naming no code',
+  INTERNAL: 'the answer to a bug: an error nobody catalogued',
+  BAD_GATEWAY: 'for upstreams of the next domains (weather, Proxmox, Shlink ...)',
+  SERVICE_UNAVAILABLE: 'the generic code of a 503 naming no code',
+  GATEWAY_TIMEOUT: 'for upstreams of the next domains',
+  JSON_TOO_DEEP: 'for the depth guard of JSON bodies (next: the OpenAPI fuzz test)',
+  ORIGIN_REFUSED: 'for cookie-authenticated writes (browser sessions)',
+  SHUTTING_DOWN: 'for requests arriving while the service stops',
+  NOT_NULL_VIOLATION: 'database state: every required field is checked by a schema first',
+  CHECK_VIOLATION: 'database state: every checked column is checked by a schema first',
+  VALUE_TOO_LONG: 'database state: no column has a length limit a schema does not check first',
+  FOREIGN_KEY_VIOLATION: 'database state: references are looked up before they are written',
+  RESTRICT_VIOLATION: 'database state: no restricting reference today',
+  CONCURRENT_UPDATE:
+    'database state: a serialization failure or deadlock (mapping in test/plugins/db.test.ts)',
+  STATEMENT_TIMEOUT: 'database state: a query over statement_timeout (mapping in test/plugins/db.test.ts)',
+  DATABASE_UNAVAILABLE: 'database state: produced by a real request in test/plugins/db.test.ts',
+  UNKNOWN_ENTITY_TYPE: 'a guard of the entity registry: schemas and table checks keep unknown types out',
+  UNKNOWN_ACTION: 'a guard of the entity registry: schemas and table checks keep unknown actions out',
+  SIGNATURE_INVALID: 'the signed webhook (domains/capture), moving to catalogued codes',
+  URL_REFUSED: 'capture (domains/capture), moving to catalogued codes',
+  IDEMPOTENCY_KEY_REUSED: 'capture (domains/capture), moving to catalogued codes',
+  CAPTURE_NOT_FOUND: 'capture (domains/capture), moving to catalogued codes',
+  UNKNOWN_SERVICE: 'the signed webhook (domains/capture), moving to catalogued codes',
+  INVALID_MULTIPART:
+    'the upload (domains/capture), moving to catalogued codes: a malformed multipart body answers 500 there today',
+};
+
+const ta = await testApp(t, { env: { AGENT_RATE_LIMIT: '100000' } });
+const home = await createSpace(ta, 'Home');
+const work = await createSpace(ta, 'Work');
+const agents = {
+  read: await createAgent(ta, { tier: 'read' }),
+  suggest: await createAgent(ta, { tier: 'suggest', space_id: home.id }),
+  scopedOwner: await createAgent(ta, { tier: 'owner', space_id: home.id }),
+};
+
+async function created(url: string, payload: Record<string, unknown>): Promise<{ id: string }> {
+  const response = await ta.asOwner({ method: 'POST', url, payload });
+  if (response.statusCode !== 201)
+    throw new Error(`POST ${url} answered ${response.statusCode}: ${response.body}`);
+  return response.json();
+}
+
+const homePage = await created('/api/pages', { space_id: home.id, title: 'home page' });
+const workPage = await created('/api/pages', { space_id: work.id, title: 'work page' });
+const project = await created('/api/projects', { space_id: home.id, name: 'project' });
+await created('/api/refs/upsert', { space_id: work.id, source: 'web', external_id: 'taken' });
+const app = await created('/api/resources', { space_id: home.id, name: 'app' });
+const db = await created('/api/resources', { space_id: home.id, name: 'db' });
+await created(`/api/resources/${app.id}/dependencies`, { depends_on_id: db.id });
+
+async function job(): Promise<string> {
+  const queued = await enqueue(ta.sql, 'ingest.url', {
+    capture_id: absentId,
+    url: 'https://example.org/',
+    space_id: home.id,
+    title: null,
+    origin: 'url',
+    captured_at: new Date().toISOString(),
+  });
+  return queued.id;
+}
+
+async function tooFast(): Promise<Response> {
+  const limited = await testApp(t, { env: { AGENT_RATE_LIMIT: '1' } });
+  const agent = await createAgent(limited);
+  await limited.asAgent(agent.token, { method: 'GET', url: '/api/spaces' });
+  return limited.asAgent(agent.token, { method: 'GET', url: '/api/spaces' });
+}
+
+const json = { 'content-type': 'application/json' };
+
+/** One real request for each code the API can send. */
+const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
+  BAD_REQUEST: () => ta.asOwner({ method: 'GET', url: '/api/spaces/%E0%A4%A' }),
+  URI_TOO_LONG: () => ta.asOwner({ method: 'GET', url: `/api/spaces/${'x'.repeat(300)}` }),
+  UNAUTHORIZED: () => ta.anon({ method: 'GET', url: '/api/spaces' }),
+  NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/nowhere' }),
+  METHOD_NOT_ALLOWED: () => ta.asOwner({ method: 'GET', url: '/api/mcp' }),
+  CONFLICT: () =>
+    ta.asAgent(agents.scopedOwner.token, {
+      method: 'POST',
+      url: '/api/refs/upsert',
+      payload: { source: 'web', external_id: 'taken' },
+    }),
+  PAYLOAD_TOO_LARGE: () =>
+    ta.asOwner({ method: 'POST', url: '/api/spaces', payload: { name: 'x'.repeat(3 * 1024 * 1024) } }),
+  UNSUPPORTED_MEDIA_TYPE: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: '/api/spaces',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<x/>',
+    }),
+  RATE_LIMITED: tooFast,
+  VALIDATION_FAILED: () => ta.asOwner({ method: 'POST', url: '/api/spaces', payload: {} }),
+  INVALID_JSON: () => ta.asOwner({ method: 'POST', url: '/api/spaces', headers: json, payload: '{' }),
+  INVALID_INPUT: () => ta.asOwner({ method: 'POST', url: '/api/spaces', payload: { name: 'a\u0000b' } }),
+  INVALID_DATETIME: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: '/api/tasks',
+      payload: { project_id: project.id, title: 'x', due_at: '0000-01-01T00:00:00Z' },
+    }),
+  OWNER_ONLY: () => ta.asAgent(agents.read.token, { method: 'GET', url: '/api/agents' }),
+  TIER_CANNOT_WRITE: () =>
+    ta.asAgent(agents.read.token, { method: 'POST', url: '/api/pages', payload: { title: 'x' } }),
+  TIER_CANNOT_LINK: () =>
+    ta.asAgent(agents.suggest.token, {
+      method: 'POST',
+      url: `/api/projects/${project.id}/refs`,
+      payload: { ref_id: absentId },
+    }),
+  NOT_OWN_PROFILE: () =>
+    ta.asAgent(agents.read.token, { method: 'GET', url: `/api/agents/${agents.suggest.id}/profile` }),
+  UNIQUE_VIOLATION: () => ta.asOwner({ method: 'POST', url: '/api/spaces', payload: { name: 'Home' } }),
+  SPACE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/spaces/${absentId}` }),
+  PAGE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/pages/${absentId}` }),
+  PROJECT_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/projects/${absentId}` }),
+  TASK_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/tasks/${absentId}` }),
+  REF_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/refs/${absentId}` }),
+  SOURCE_DOC_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/source-docs/${absentId}` }),
+  RESOURCE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/resources/${absentId}` }),
+  NETWORK_HOST_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/network-hosts/${absentId}` }),
+  PARENT_PAGE_NOT_FOUND: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: '/api/pages',
+      payload: { space_id: home.id, title: 'x', parent_id: absentId },
+    }),
+  PAGE_CYCLE: () =>
+    ta.asOwner({ method: 'PATCH', url: `/api/pages/${homePage.id}`, payload: { parent_id: homePage.id } }),
+  SPACE_MISMATCH: () =>
+    ta.asOwner({ method: 'PATCH', url: `/api/pages/${homePage.id}`, payload: { parent_id: workPage.id } }),
+  SPACE_NOT_EMPTY: () => ta.asOwner({ method: 'DELETE', url: `/api/spaces/${home.id}` }),
+  REF_NOT_LINKED: () => ta.asOwner({ method: 'DELETE', url: `/api/projects/${project.id}/refs/${absentId}` }),
+  DEPENDENCY_NOT_FOUND: () =>
+    ta.asOwner({ method: 'DELETE', url: `/api/resources/${db.id}/dependencies/${app.id}` }),
+  DEPENDENCY_SELF: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: `/api/resources/${app.id}/dependencies`,
+      payload: { depends_on_id: app.id },
+    }),
+  DEPENDENCY_EXISTS: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: `/api/resources/${app.id}/dependencies`,
+      payload: { depends_on_id: db.id },
+    }),
+  DEPENDENCY_CYCLE: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: `/api/resources/${db.id}/dependencies`,
+      payload: { depends_on_id: app.id },
+    }),
+  SETTING_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/settings/nothing.here' }),
+  SETTING_INVALID: () =>
+    ta.asOwner({ method: 'PUT', url: '/api/settings/theme', payload: { value: { accent: 7 } } }),
+  UNKNOWN_COLOUR: () => ta.asOwner({ method: 'PUT', url: '/api/theme', payload: { sparkle: '#fff' } }),
+  INVALID_COLOUR: () => ta.asOwner({ method: 'PUT', url: '/api/theme', payload: { accent: 'red' } }),
+  AGENT_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/agents/${absentId}` }),
+  AGENT_TOKEN_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/agent-tokens/${absentId}` }),
+  PENDING_CHANGE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/pending-changes/${absentId}` }),
+  NOT_PENDING: async () => {
+    const proposed = await ta.asAgent(agents.suggest.token, {
+      method: 'POST',
+      url: '/api/pages',
+      payload: { title: 'proposed' },
+    });
+    const url = `/api/pending-changes/${proposed.json().pending_change_id}/reject`;
+    await ta.asOwner({ method: 'POST', url, payload: {} });
+    return ta.asOwner({ method: 'POST', url, payload: {} });
+  },
+  NOT_UPSERTABLE: async () => {
+    const change = await insertPendingChange(ta.sql, {
+      agent_id: agents.suggest.id,
+      entity_type: 'page',
+      action: 'upsert',
+      entity_id: null,
+      space_id: home.id,
+      payload: { space_id: home.id, title: 'never' },
+    });
+    return ta.asOwner({ method: 'POST', url: `/api/pending-changes/${change.id}/approve` });
+  },
+  JOB_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/jobs/999999999' }),
+  JOB_NOT_RETRYABLE: async () => {
+    const id = await job();
+    await ta.sql`update job_records set state = 'completed' where id = ${id}`;
+    return ta.asOwner({ method: 'POST', url: `/api/jobs/${id}/retry` });
+  },
+  JOB_RUNNING: async () => {
+    const id = await job();
+    await ta.sql`update job_records set state = 'running' where id = ${id}`;
+    return ta.asOwner({ method: 'DELETE', url: `/api/jobs/${id}` });
+  },
+  WEBHOOK_DISABLED: () => ta.anon({ method: 'POST', url: '/api/ingest/karakeep', payload: {} }),
+};
+
+t.test('every catalogue entry is either produced below or reserved with a reason', async (t) => {
+  const shown = [...Object.keys(producers), ...Object.keys(reserved)].sort();
+  t.same(shown, [...errorCodes].sort());
+  const both = Object.keys(producers).filter((code) => code in reserved);
+  t.same(both, [], 'no code is both produced and reserved');
+});
+
+t.test('each producible entry is sent by a real request, with its status', async (t) => {
+  for (const [code, produce] of Object.entries(producers) as [ErrorCode, () => Promise<Response>][]) {
+    const response = await produce();
+    const body = response.json();
+    t.same(
+      { status: response.statusCode, code: body.code },
+      { status: statusOf(code), code },
+      `${code}: ${body.message}`,
+    );
+    t.equal(body.statusCode, response.statusCode, `${code}: the body repeats the status`);
+    t.type(body.message, 'string');
+    t.notMatch(
+      body.message,
+      /_key|_fkey|_check|select |insert |\/work\/|at .*\.ts:/,
+      `${code}: nothing internal`,
+    );
+  }
+});
+
+t.test('hostile and empty requests to every route never get a 5xx or an uncatalogued code', async (t) => {
+  const routes = ta.app
+    .routeAccess()
+    .filter(
+      (route) => route.method !== 'HEAD' && route.method !== 'OPTIONS' && !route.url.startsWith('/api/docs'),
+    );
+  t.ok(routes.length > 60);
+  const values = [absentId, 'not-a-uuid', '%00', 'x'.repeat(300), '-1', "'; drop table spaces; --"];
+  const bodies: (string | undefined)[] = [
+    undefined,
+    '',
+    '{',
+    '[]',
+    'null',
+    '{"a":"\\u0000"}',
+    '{"title":{"$gt":""}}',
+  ];
+  const queries = ['', '?limit=-1&offset=x', '?space_id=nope&q=%00', `?limit=${'9'.repeat(30)}`];
+  for (const route of routes) {
+    for (const [i, value] of values.entries()) {
+      const url = fillPath(route.url, () => value) + queries[i % queries.length];
+      const payload =
+        route.method === 'GET' || route.method === 'DELETE' ? undefined : bodies[i % bodies.length];
+      for (const send of [
+        ta.asOwner,
+        (request: Parameters<TestApp['anon']>[0]) => ta.asAgent(agents.scopedOwner.token, request),
+      ]) {
+        const response = await send({
+          method: route.method as 'POST',
+          url,
+          ...(payload === undefined ? {} : { payload, headers: json }),
+        });
+        const what = `${route.method} ${url.slice(0, 80)} → ${response.statusCode}`;
+        const body = response.headers['content-type']?.includes('json') ? response.json() : null;
+        if (route.url === '/api/readyz') continue;
+        if (response.statusCode >= 500) {
+          t.ok(
+            isErrorCode(body?.code) && body.code !== 'INTERNAL',
+            `${what}: a 5xx only as a catalogued state`,
+          );
+        }
+        if (response.statusCode >= 400 && body && 'statusCode' in body) {
+          t.ok(isErrorCode(body.code), `${what}: ${body.code} is catalogued`);
+        }
+      }
+    }
+  }
+});
