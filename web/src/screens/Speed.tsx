@@ -132,15 +132,21 @@ export default function Speed() {
       <div class="stats">
         <div class="panel stat">
           <span class="muted">Download</span>
-          <strong>{latest?.download_mbps?.toFixed(1) ?? '—'}</strong> Mbps
+          <div class="stat-value">
+            <strong>{latest?.download_mbps?.toFixed(1) ?? '—'}</strong> <span class="muted">Mbps</span>
+          </div>
         </div>
         <div class="panel stat">
           <span class="muted">Upload</span>
-          <strong>{latest?.upload_mbps?.toFixed(1) ?? '—'}</strong> Mbps
+          <div class="stat-value">
+            <strong>{latest?.upload_mbps?.toFixed(1) ?? '—'}</strong> <span class="muted">Mbps</span>
+          </div>
         </div>
         <div class="panel stat">
           <span class="muted">Ping</span>
-          <strong>{latest?.ping_ms?.toFixed(0) ?? '—'}</strong> ms
+          <div class="stat-value">
+            <strong>{latest?.ping_ms?.toFixed(0) ?? '—'}</strong> <span class="muted">ms</span>
+          </div>
         </div>
         <div class="panel stat">
           <span class="muted">Last run</span>
@@ -217,6 +223,7 @@ export default function Speed() {
         )}
         <section class="panel" aria-label="Recent results">
           <h2>Recent results</h2>
+          {results.value.length === 0 && <p class="muted">Nothing measured yet.</p>}
           <table>
             <tbody>
               {results.value.slice(0, 8).map((r) => (
