@@ -103,6 +103,30 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   const layout = (await hub.asOwner({ method: 'GET', url: '/api/dashboard/layout' })).json();
   t.equal(layout.mode, 'free');
 
+  // Another tab changes the layout: this one's next save is refused (412) and the newer layout is shown instead.
+  const elsewhere = layout.cards.filter((card: { type: string }) => card.type !== 'storage');
+  const changed = await hub.asOwner({
+    method: 'PUT',
+    url: '/api/dashboard/layout',
+    payload: { mode: 'free', cards: elsewhere },
+  });
+  t.equal(changed.statusCode, 200);
+  const refused = page.waitForResponse(
+    (r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT',
+  );
+  await page.getByLabel('Card to add').selectOption('blank');
+  await page.getByRole('button', { name: 'Add card' }).click();
+  t.equal((await refused).status(), 412, 'the stale save is refused');
+  await page.getByText('The layout was changed elsewhere').waitFor();
+  await page.locator('.grid-stack-item[data-card="storage"]').waitFor({ state: 'detached' });
+  t.equal(await page.locator('.grid-stack-item[data-card="blank"]').count(), 0, 'the newer layout is shown');
+  // The refused save is the one failed request here (the browser also logs it to the console).
+  for (const pattern of [/HTTP 412: PUT .*\/api\/dashboard\/layout/, /status of 412/]) {
+    const seen = problems.findIndex((problem) => pattern.test(problem));
+    t.ok(seen >= 0, `seen: ${pattern}`);
+    if (seen >= 0) problems.splice(seen, 1);
+  }
+
   await page.getByLabel('Card to add').selectOption('flame');
   await page.getByRole('button', { name: 'Add card' }).click();
   await page.getByRole('img', { name: 'An animated flame' }).waitFor();
@@ -239,6 +263,8 @@ t.test('an icon set upload shows its icons', async (t) => {
   const icons = page.getByRole('list', { name: 'Icons of homelab' }).getByRole('img');
   await icons.first().waitFor();
   t.equal(await icons.count(), 2);
+  // The grid loads its images lazily: bring them into view first.
+  await icons.last().scrollIntoViewIfNeeded();
   await page.waitForLoadState('networkidle');
   const loaded = await icons.evaluateAll((images) =>
     images.every((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),

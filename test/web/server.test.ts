@@ -155,5 +155,8 @@ t.test("the app's API types are generated from the current OpenAPI document", as
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await generate(path.join(dir, 'openapi.json'), path.join(dir, 'api.d.ts'));
   const fresh = await readFile(path.join(dir, 'api.d.ts'), 'utf8');
-  t.ok(fresh === (await readFile(typesFile, 'utf8')), 'web/src/api.d.ts is current (else run npm run web:api)');
+  t.ok(
+    fresh === (await readFile(typesFile, 'utf8')),
+    'web/src/api.d.ts is current (else run npm run web:api)',
+  );
 });
