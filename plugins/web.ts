@@ -83,8 +83,15 @@ export default fp<WebOptions>(
           },
         });
 
+        const maxParamLength = app.initialConfig.maxParamLength ?? 100;
         const serveIndex = async (url: string, reply: FastifyReply) => {
-          if (url === '/api' || url.startsWith('/api/')) return reply.callNotFound();
+          if (url === '/api' || url.startsWith('/api/')) {
+            // This catch-all sees the /api paths no route took, the router's refusals included: keep its 414.
+            if (url.split('/').some((segment) => segment.length > maxParamLength)) {
+              throw hubError('URI_TOO_LONG', `'${url}' is exceeding the max param length`);
+            }
+            return reply.callNotFound();
+          }
           const css = paletteCss(await options.palette());
           const hash = `sha256-${createHash('sha256').update(css).digest('base64')}`;
           const html = (await indexTemplate()).replace(placeholder, `<style>${css}</style>`);

@@ -22,6 +22,7 @@ const reserved: Partial<Record<ErrorCode, string>> = {
   INTERNAL: 'the answer to a bug: an error nobody catalogued',
   BAD_GATEWAY: 'for upstreams of the next domains (weather, Proxmox, Shlink ...)',
   SERVICE_UNAVAILABLE: 'the generic code of a 503 naming no code',
+  WEB_APP_NOT_BUILT: 'only while web/dist is missing; the test run builds the app first',
   GATEWAY_TIMEOUT: 'for upstreams of the next domains',
   JSON_TOO_DEEP: 'for the depth guard of JSON bodies (next: the OpenAPI fuzz test)',
   ORIGIN_REFUSED: 'for cookie-authenticated writes (browser sessions)',
@@ -95,6 +96,8 @@ const json = { 'content-type': 'application/json' };
 const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   BAD_REQUEST: () => ta.asOwner({ method: 'GET', url: '/api/spaces/%E0%A4%A' }),
   URI_TOO_LONG: () => ta.asOwner({ method: 'GET', url: `/api/spaces/${'x'.repeat(300)}` }),
+  OWNER_TOKEN_INVALID: () =>
+    ta.anon({ method: 'POST', url: '/api/session', payload: { token: 'x'.repeat(32) } }),
   UNAUTHORIZED: () => ta.anon({ method: 'GET', url: '/api/spaces' }),
   NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/nowhere' }),
   METHOD_NOT_ALLOWED: () => ta.asOwner({ method: 'GET', url: '/api/mcp' }),
