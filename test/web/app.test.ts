@@ -158,6 +158,24 @@ t.test('create a page and find it by searching', async (t) => {
   await screenshot(page, 'knowledge');
   await accessible('knowledge');
 
+  // Drag a second page onto the middle of the first: it becomes its subpage.
+  await page.getByLabel('New page').fill('Restore drill');
+  await page.getByLabel('New page').press('Enter');
+  await page.getByRole('heading', { name: 'Restore drill' }).waitFor();
+  const tree = page.getByRole('list', { name: 'Pages' });
+  const moved = page.waitForResponse(
+    (r) => /\/api\/pages\/[0-9a-f-]+$/.test(r.url()) && r.request().method() === 'PATCH',
+  );
+  await tree
+    .getByRole('link', { name: 'Restore drill' })
+    .dragTo(tree.getByRole('link', { name: 'Backup plan' }));
+  t.equal((await moved).status(), 200, 'the move is saved');
+  const [drill] = await hub.sql`
+    select parent.title from pages p join pages parent on parent.id = p.parent_id where p.title = 'Restore drill'`;
+  t.equal(drill?.title, 'Backup plan', 'the dragged page is nested under the other');
+  await page.getByRole('link', { name: 'Backup plan' }).click();
+  await page.getByRole('heading', { name: 'Backup plan' }).waitFor();
+
   await page.keyboard.press('Control+k');
   await page.getByLabel('Search everything').fill('zeppelinvault');
   const hit = page.getByRole('region', { name: 'Pages' }).getByRole('button', { name: /Backup plan/ });
