@@ -235,12 +235,26 @@ t.test('the assistant streams its answer; its draft is approved in place', async
   t.equal(change.status, 'applied');
 });
 
-t.test('devices and services', async () => {
+t.test('devices and services', async (t) => {
+  const added = await hub.asOwner({
+    method: 'POST',
+    url: '/api/devices',
+    payload: { mac: '52:54:00:12:34:56', ip: '192.168.1.20', name: 'Proxmox host' },
+  });
+  t.equal(added.statusCode, 201);
   await visit('/devices', 'Devices');
-  await page
-    .getByText(/No devices yet|Online|New on the network/)
-    .first()
-    .waitFor();
+  await page.getByRole('button', { name: 'Edit Proxmox host' }).click();
+  const editor = page.getByRole('dialog', { name: 'Edit Proxmox host' });
+  await editor.getByPlaceholder(/Search icons/).fill('proxmox');
+  await editor.getByRole('button', { name: 'Proxmox' }).first().click();
+  await editor.getByLabel('Location').fill('Rack');
+  await screenshot(page, 'device-editor');
+  await accessible('device editor');
+  await editor.getByRole('button', { name: 'Save' }).click();
+  await page.locator('img.device-icon').first().waitFor();
+  const device = (await hub.asOwner({ method: 'GET', url: '/api/devices/52:54:00:12:34:56' })).json();
+  t.equal(device.icon, 'brand:proxmox', 'the picked icon is saved');
+  t.equal(device.location, 'Rack');
   await screenshot(page, 'devices');
   await accessible('devices');
   await visit('/services', 'Services');
