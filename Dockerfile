@@ -11,6 +11,8 @@ WORKDIR /app
 
 # Dependencies first: this layer is rebuilt only when the lock file changes.
 COPY package.json package-lock.json ./
+# The browser app is an npm workspace: its manifest is needed for the install.
+COPY web/package.json web/
 # The driver patch that postinstall (patch-package) applies must be present before the install.
 COPY patches ./patches
 # npm install honours the lock file (npm ci refuses one without entries for every optional platform package).
@@ -18,6 +20,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # The sources stay owned by root: the service can read its code but not change it.
 COPY . .
+# The browser app is built into the image, so the read-only sources need no build at start.
+RUN node scripts/build-web.ts
 
 # The owner token (when OWNER_TOKEN is unset), voice clips and the like live in DATA_DIR.
 RUN mkdir -p /data && chown node:node /data

@@ -28,7 +28,10 @@ import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
 import search from './domains/search/index.ts';
+import sessions from './domains/sessions/index.ts';
+import { findSession } from './domains/sessions/store.ts';
 import settings from './domains/settings/index.ts';
+import { readSetting } from './domains/settings/registry.ts';
 import shlink from './domains/shlink/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
@@ -36,6 +39,7 @@ import speedtest from './domains/speedtest/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { createAccessVerifier } from './lib/access-jwt.ts';
@@ -48,6 +52,7 @@ import errors, { describeError, frameworkError } from './plugins/errors.ts';
 import input from './plugins/input.ts';
 import jobs from './plugins/jobs.ts';
 import openapi from './plugins/openapi.ts';
+import web from './plugins/web.ts';
 import { buildTaskList } from './worker/tasks.ts';
 
 export interface AppDeps {
@@ -70,7 +75,7 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
-    trustProxy: false,
+    trustProxy: deps.config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
@@ -99,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
+    findSession: (hash) => findSession(deps.sql, hash),
     ownerToken: deps.ownerToken,
     access: deps.config.access ? createAccessVerifier(deps.config.access) : null,
     agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
@@ -139,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(speedtest);
       await api.register(voice);
       await api.register(icons);
+      await api.register(sessions, { ownerToken: deps.ownerToken });
       await api.register(devices);
       await api.register(health);
       await api.register(metrics);
@@ -155,6 +162,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  await app.register(web, {
+    palette: async () => ({ ...defaultPalette, ...(await readSetting(deps.sql, themeSetting)) }),
+  });
   return app;
 }
 

@@ -65,6 +65,10 @@ export interface Config {
   stt: SttConfig | null;
   /** Limits on an uploaded icon-set zip: entries, total and per-entry uncompressed bytes, compression ratio. */
   iconZip: IconZipLimits;
+  /** How long a browser session lasts. */
+  sessionTtlHours: number;
+  /** Fastify's trustProxy: whom to believe about the client's address and protocol (X-Forwarded-*). */
+  trustProxy: boolean | string;
   /** Time from sending a capture's request to its response headers, per redirect hop (within ingestTimeoutMs). */
   ingestHeadersTimeoutMs: number;
   /** Private ranges and host names captures may reach (INGEST_ALLOW_PRIVATE); null: none. */
@@ -400,6 +404,18 @@ function stt(env: Env): SttConfig | null {
   throw new ConfigError('STT_PROVIDER', `must be openai, whispercpp or command (got "${provider}")`);
 }
 
+function trustProxy(env: Env): boolean | string {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === null || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.every((entry) => /^[0-9a-f.:]+(\/\d{1,3})?$/i.test(entry))) return entries.join(',');
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be true/false or comma-separated proxy addresses or CIDR ranges (got "${raw}")`,
+  );
+}
+
 function allowPrivate(env: Env): PrivateAllowList | null {
   const raw = text(env, 'INGEST_ALLOW_PRIVATE');
   if (raw === null) return null;
@@ -593,6 +609,8 @@ export function loadConfig(env: Env = environment()): Config {
       maxEntryBytes: integer(env, 'ICON_ZIP_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       maxRatio: integer(env, 'ICON_ZIP_MAX_RATIO', 100, 2, 10_000),
     },
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24 * 14, 1, 24 * 365),
+    trustProxy: trustProxy(env),
     ...ingestTimeouts(env),
     ingestAllowPrivate: allowPrivate(env),
     documentMaxChars: integer(env, 'DOCUMENT_MAX_CHARS', 500_000, 1000, 5_000_000),

@@ -144,6 +144,9 @@ const catalogue = {
   ZIP_UNSAFE_ENTRY: entry(400, detail),
   ZIP_LIMIT_EXCEEDED: entry(413, detail),
   ICON_SET_FETCH_FAILED: entry(502, detail),
+  // Browser sessions and the web app.
+  OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
+  WEB_APP_NOT_BUILT: entry(503, () => 'the web app is not built yet (npm run build:web)'),
   // Devices and services.
   DEVICE_NOT_FOUND: notFound('device'),
   DEVICE_EXISTS: entry(409, (mac: string) => `a device with MAC ${mac} exists`),

@@ -3,6 +3,7 @@
 // a domain registers routes inside `ownerOnly(...)` or `publicAccess(...)`, and everything else is agent-or-owner.
 // One hook enforces it, and the tier of an agent holds for every write it sends.
 
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, RouteOptions } from 'fastify';
@@ -38,6 +39,12 @@ export const publicRoutes: readonly string[] = [
   'GET /api/icon-sets',
   'GET /api/icon-sets/:set',
   'GET /api/icon-sets/:set/:file',
+  'GET /api/session',
+  'POST /api/session',
+  'DELETE /api/session',
+  'GET /',
+  'GET /*',
+  'GET /assets/*',
   // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
   'GET /api/metrics',
 ];
@@ -53,8 +60,15 @@ export interface TokenOwner {
 }
 export type FindTokenOwner = (hash: Buffer) => Promise<TokenOwner | undefined>;
 
+/** The browser session behind a cookie secret's hash, if it is live. */
+export type FindSession = (hash: Buffer) => Promise<{ expires_at: Date } | undefined>;
+
+/** The cookie that carries a browser session's secret. */
+export const sessionCookie = 'hub_session';
+
 export type Principal =
   | { kind: 'owner'; via: 'token' | 'access'; email?: string }
+  | { kind: 'owner'; via: 'session'; expiresAt: Date }
   | { kind: 'agent'; agentId: string; name: string; tier: Tier; spaceId: string | null; tokenId: string };
 
 /** One method and path of the route table, and who may call it. */
@@ -69,6 +83,8 @@ export type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
 
 export interface AuthOptions {
   findTokenOwner: FindTokenOwner;
+  /** Browser sessions; without it a session cookie identifies no one. */
+  findSession?: FindSession;
   ownerToken: string;
   access: AccessVerifier | null;
   agentRateLimitPerMinute: number;
@@ -138,6 +154,23 @@ function unauthorized(request: FastifyRequest): Error {
   return hubError('UNAUTHORIZED', request.badCredentials ? 'invalid credentials' : 'authentication required');
 }
 
+/**
+ * A write carried by the session cookie must come from the hub's own pages: the browser sends the cookie with any
+ * site's form or fetch, so without this another site could make the owner's browser write.
+ */
+async function checkOrigin(request: FastifyRequest): Promise<void> {
+  if (request.principal?.kind !== 'owner' || request.principal.via !== 'session') return;
+  if (readMethods.has(request.method)) return;
+  const origin = request.headers.origin;
+  const own = `${request.protocol}://${request.host}`;
+  if (origin !== own) {
+    throw hubError(
+      'ORIGIN_REFUSED',
+      `a signed-in browser write must come from ${own} (Origin: ${origin ?? 'none'})`,
+    );
+  }
+}
+
 /** The one access check, run for every matched route. */
 async function enforceAccess(request: FastifyRequest): Promise<void> {
   if (request.is404) return;
@@ -193,9 +226,18 @@ export default fp<AuthOptions>(
           return;
         }
       }
+      const secret = request.cookies[sessionCookie];
+      if (token === undefined && secret && options.findSession) {
+        const session = await options.findSession(hashToken(secret));
+        if (session) {
+          request.principal = { kind: 'owner', via: 'session', expiresAt: session.expires_at };
+          return;
+        }
+      }
       request.badCredentials = token !== undefined || hasAssertion;
     }
 
+    await app.register(cookie);
     // The config is read when asked, not here: the access context sets it after this hook has run. Method and URL
     // are taken now (a route's options object can be reused for the HEAD route derived from it).
     const routes: { methods: string[]; url: string; route: RouteOptions }[] = [];
@@ -214,6 +256,7 @@ export default fp<AuthOptions>(
     );
 
     app.addHook('onRequest', identify);
+    app.addHook('onRequest', checkOrigin);
     app.addHook('onRequest', enforceAccess);
 
     // Per-agent limit; the owner and anonymous callers are not counted here. Counted before the body is parsed

@@ -24,6 +24,7 @@ const reserved: Partial<Record<ErrorCode, string>> = {
   UNPROCESSABLE: 'the generic code of a 422 naming no code',
   INTERNAL: 'the answer to a bug: an error nobody catalogued',
   SERVICE_UNAVAILABLE: 'the generic code of a 503 naming no code',
+  WEB_APP_NOT_BUILT: 'only while web/dist is missing; the test run builds the app first',
   ORIGIN_REFUSED: 'for cookie-authenticated writes (browser sessions)',
   BAD_GATEWAY:
     'the generic code of a 502: every upstream failure names its own (WEATHER_UPSTREAM_FAILED ...)',
@@ -95,6 +96,8 @@ const json = { 'content-type': 'application/json' };
 const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   BAD_REQUEST: () => ta.asOwner({ method: 'GET', url: '/api/spaces/%E0%A4%A' }),
   VALUE_TOO_LONG: () => ta.asOwner({ method: 'GET', url: `/api/spaces/${'x'.repeat(300)}` }),
+  OWNER_TOKEN_INVALID: () =>
+    ta.anon({ method: 'POST', url: '/api/session', payload: { token: 'x'.repeat(32) } }),
   UNAUTHORIZED: () => ta.anon({ method: 'GET', url: '/api/spaces' }),
   NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/nowhere' }),
   METHOD_NOT_ALLOWED: () => ta.asOwner({ method: 'GET', url: '/api/mcp' }),

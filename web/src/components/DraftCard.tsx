@@ -1,0 +1,72 @@
+// One agent proposal (a pending change) as a card: what it would do, approve or reject in place.
+import { useSignal } from '@preact/signals';
+import { api, ok } from '../client.ts';
+import { ago } from '../lib.ts';
+import { failed, toast } from '../state.ts';
+import type { PendingChange } from '../types.ts';
+import { Icon } from './Icon.tsx';
+
+function summary(change: PendingChange): string {
+  const payload = (change.payload ?? {}) as Record<string, unknown>;
+  const name = payload.title ?? payload.name ?? payload.url ?? change.entity_id ?? '';
+  return `${change.action} ${change.entity_type}${name ? `: ${String(name)}` : ''}`;
+}
+
+export function DraftCard({
+  change,
+  agentName,
+  onDecided,
+}: {
+  change: PendingChange;
+  agentName?: string;
+  onDecided: (change: PendingChange) => void;
+}) {
+  const busy = useSignal(false);
+  const status = useSignal(change.status);
+  async function decide(kind: 'approve' | 'reject') {
+    busy.value = true;
+    try {
+      const options = { params: { path: { id: change.id } } };
+      const decided =
+        kind === 'approve'
+          ? await ok(api.POST('/api/pending-changes/{id}/approve', options))
+          : await ok(api.POST('/api/pending-changes/{id}/reject', { ...options, body: {} }));
+      status.value = (decided as PendingChange).status ?? (kind === 'approve' ? 'applied' : 'rejected');
+      toast(kind === 'approve' ? 'Approved and applied' : 'Rejected', 'success');
+      onDecided(decided as PendingChange);
+    } catch (error) {
+      failed(error);
+    } finally {
+      busy.value = false;
+    }
+  }
+  const payload = change.payload as Record<string, unknown> | null;
+  const body = typeof payload?.body === 'string' ? payload.body : null;
+  return (
+    <article class="draft" data-change-id={change.id} aria-label={summary(change)}>
+      <header>
+        <span class="badge info">{change.entity_type}</span>
+        <strong>{summary(change)}</strong>
+        <span class="muted small">
+          {agentName ?? 'agent'} · {ago(change.created_at)}
+        </span>
+      </header>
+      {body && <pre class="draft-body">{body.length > 400 ? `${body.slice(0, 400)}…` : body}</pre>}
+      {!body && payload && <pre class="draft-body">{JSON.stringify(payload, null, 2)}</pre>}
+      <footer>
+        {status.value === 'pending' ? (
+          <>
+            <button type="button" class="primary" disabled={busy.value} onClick={() => decide('approve')}>
+              <Icon name="check" size={15} /> Approve
+            </button>
+            <button type="button" disabled={busy.value} onClick={() => decide('reject')}>
+              <Icon name="x" size={15} /> Reject
+            </button>
+          </>
+        ) : (
+          <span class={`badge ${status.value === 'applied' ? 'success' : 'danger'}`}>{status.value}</span>
+        )}
+      </footer>
+    </article>
+  );
+}

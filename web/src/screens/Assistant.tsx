@@ -1,0 +1,153 @@
+// The assistant: a conversation per space (its companion) and a global one, streamed as the agent answers; each
+// draft it makes appears as a card to approve or reject in place. Pending actions agents proposed are below.
+import { useSignal } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+import { api, ok } from '../client.ts';
+import { DraftCard } from '../components/DraftCard.tsx';
+import { Icon } from '../components/Icon.tsx';
+import { markdown } from '../lib.ts';
+import { readEvents } from '../sse.ts';
+import { failed, toast } from '../state.ts';
+import type { PendingChange, Space } from '../types.ts';
+
+interface Entry {
+  id: string;
+  role: 'user' | 'assistant' | 'tool' | 'system';
+  text?: string;
+  change?: PendingChange;
+}
+
+export default function Assistant() {
+  const spaces = useSignal<Space[]>([]);
+  const where = useSignal<string>('global');
+  const entries = useSignal<Entry[]>([]);
+  const agentName = useSignal('Assistant');
+  const draft = useSignal('');
+  const busy = useSignal(false);
+  const log = useRef<HTMLDivElement>(null);
+
+  async function loadHistory() {
+    const history =
+      where.value === 'global'
+        ? await ok(api.GET('/api/assistant/history', { params: { query: { limit: 50 } } }))
+        : await ok(
+            api.GET('/api/spaces/{id}/companion/history', {
+              params: { path: { id: where.value }, query: { limit: 50 } },
+            }),
+          );
+    agentName.value = history.agent.display_name;
+    entries.value = history.items
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .map((m) => ({ id: m.id, role: m.role, text: m.content }));
+  }
+  useEffect(() => {
+    ok(api.GET('/api/spaces', { params: { query: { limit: 100 } } })).then(
+      (list) => (spaces.value = list.items),
+      failed,
+    );
+  }, []);
+  useEffect(() => {
+    loadHistory().catch(failed);
+  }, [where.value]);
+  useEffect(() => {
+    log.current?.scrollTo({ top: log.current.scrollHeight });
+  }, [entries.value]);
+
+  async function send(event: Event) {
+    event.preventDefault();
+    const message = draft.value.trim();
+    if (!message) return;
+    draft.value = '';
+    busy.value = true;
+    entries.value = [...entries.value, { id: crypto.randomUUID(), role: 'user', text: message }];
+    const url =
+      where.value === 'global' ? '/api/assistant/turn' : `/api/spaces/${where.value}/companion/turn`;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message, view: { screen: 'assistant' } }),
+      });
+      if (!response.ok) {
+        const body = (await response.json().catch(() => ({}))) as { message?: string };
+        throw new Error(body.message ?? `the assistant answered ${response.status}`);
+      }
+      await readEvents(response, ({ event: name, data }) => {
+        const payload = data as Record<string, unknown>;
+        if (name === 'message' && typeof payload.text === 'string') {
+          entries.value = [
+            ...entries.value,
+            { id: crypto.randomUUID(), role: 'assistant', text: payload.text },
+          ];
+        } else if (name === 'draft' && typeof payload.pending_change_id === 'string') {
+          ok(
+            api.GET('/api/pending-changes/{id}', { params: { path: { id: payload.pending_change_id } } }),
+          ).then((change) => {
+            entries.value = [...entries.value, { id: change.id, role: 'tool', change }];
+          }, failed);
+        } else if (name === 'error') {
+          toast(String(payload.message ?? 'the assistant failed'), 'error');
+        }
+      });
+    } catch (error) {
+      failed(error);
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  return (
+    <div class="assistant">
+      <div class="page-head">
+        <h1>Assistant</h1>
+        <label class="inline">
+          Conversation
+          <select value={where.value} onChange={(e) => (where.value = e.currentTarget.value)}>
+            <option value="global">Global assistant</option>
+            {spaces.value.map((space) => (
+              <option key={space.id} value={space.id}>
+                {space.name} companion
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <section class="panel chat" aria-label={`Conversation with ${agentName.value}`}>
+        <div class="chat-log" ref={log}>
+          {entries.value.length === 0 && (
+            <p class="muted empty">Ask {agentName.value} anything about your hub.</p>
+          )}
+          {entries.value.map((entry) =>
+            entry.change ? (
+              <DraftCard
+                key={entry.id}
+                change={entry.change}
+                agentName={agentName.value}
+                onDecided={() => undefined}
+              />
+            ) : (
+              <div key={entry.id} class={`bubble ${entry.role}`}>
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(entry.text ?? '') }} />
+              </div>
+            ),
+          )}
+          {busy.value && (
+            <div class="bubble assistant typing" role="status" aria-label="The assistant is answering" />
+          )}
+        </div>
+        <form class="chat-input" onSubmit={send}>
+          <input
+            aria-label="Message"
+            placeholder={`Message ${agentName.value}…`}
+            value={draft.value}
+            onInput={(e) => (draft.value = e.currentTarget.value)}
+            disabled={busy.value}
+          />
+          <button type="submit" class="primary" disabled={busy.value || draft.value.trim() === ''}>
+            <Icon name="play" size={14} /> Send
+          </button>
+        </form>
+      </section>
+    </div>
+  );
+}

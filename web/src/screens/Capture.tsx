@@ -1,0 +1,183 @@
+// Capture: paste a URL or drop files; the inbox of ingest jobs with each one's state and error, and retry.
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, formBody, ok } from '../client.ts';
+import { Icon } from '../components/Icon.tsx';
+import { ago } from '../lib.ts';
+import { failed, toast } from '../state.ts';
+import type { Job } from '../types.ts';
+
+const stateBadge: Record<string, string> = {
+  completed: 'success',
+  succeeded: 'success',
+  failed: 'danger',
+  running: 'info',
+  queued: 'warning',
+  waiting: 'warning',
+};
+
+export default function Capture() {
+  const url = useSignal('');
+  const jobs = useSignal<Job[]>([]);
+  const dragging = useSignal(false);
+  const busy = useSignal(false);
+
+  async function load() {
+    const page = await ok(api.GET('/api/jobs', { params: { query: { limit: 50 } } }));
+    jobs.value = page.items.filter((job) => job.task.startsWith('ingest.') || job.task.startsWith('capture'));
+  }
+  useEffect(() => {
+    load().catch(failed);
+    const timer = setInterval(() => load().catch(() => undefined), 3000);
+    return () => clearInterval(timer);
+  }, []);
+
+  async function captureUrl(event: Event) {
+    event.preventDefault();
+    busy.value = true;
+    try {
+      await ok(
+        api.POST('/api/capture', { body: { url: url.value.trim(), idempotency_key: crypto.randomUUID() } }),
+      );
+      url.value = '';
+      toast('Captured: the page is being fetched', 'success');
+      await load();
+    } catch (error) {
+      failed(error);
+    } finally {
+      busy.value = false;
+    }
+  }
+  async function upload(files: FileList | File[]) {
+    for (const file of Array.from(files)) {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      try {
+        await ok(api.POST('/api/capture/upload', formBody(form)));
+        toast(`Uploaded ${file.name}`, 'success');
+      } catch (error) {
+        failed(error);
+      }
+    }
+    await load().catch(failed);
+  }
+  async function retry(job: Job) {
+    await ok(api.POST('/api/jobs/{id}/retry', { params: { path: { id: job.id } } })).then(
+      () => toast('Queued again', 'success'),
+      failed,
+    );
+    await load().catch(failed);
+  }
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the whole screen takes dropped files; the keyboard has the file input
+    <div
+      class={`capture ${dragging.value ? 'dragging' : ''}`}
+      onDragOver={(event) => {
+        event.preventDefault();
+        dragging.value = true;
+      }}
+      onDragLeave={(event) => {
+        if (event.currentTarget === event.target) dragging.value = false;
+      }}
+      onDrop={(event) => {
+        event.preventDefault();
+        dragging.value = false;
+        if (event.dataTransfer?.files.length) upload(event.dataTransfer.files);
+        else {
+          const text =
+            event.dataTransfer?.getData('text/uri-list') || event.dataTransfer?.getData('text/plain');
+          if (text) url.value = text.trim();
+        }
+      }}
+    >
+      <div class="page-head">
+        <h1>Capture</h1>
+      </div>
+      <div class="grid-2">
+        <form class="panel stack" onSubmit={captureUrl}>
+          <h2>Save a link</h2>
+          <label>
+            URL
+            <input
+              type="url"
+              placeholder="https://…"
+              value={url.value}
+              onInput={(e) => (url.value = e.currentTarget.value)}
+              required
+            />
+          </label>
+          <div>
+            <button type="submit" class="primary" disabled={busy.value}>
+              Capture
+            </button>
+          </div>
+        </form>
+        <label class="panel dropzone">
+          <Icon name="inbox" size={28} />
+          <strong>Drop files here</strong>
+          <span class="muted">PDF, HTML, Markdown or text: or click to choose</span>
+          <input
+            type="file"
+            multiple
+            class="visually-hidden"
+            onChange={(e) => {
+              if (e.currentTarget.files) upload(e.currentTarget.files);
+              e.currentTarget.value = '';
+            }}
+          />
+        </label>
+      </div>
+      <div class="panel">
+        <div class="panel-head">
+          <h2>Inbox</h2>
+          <button type="button" class="ghost" onClick={() => load().catch(failed)} aria-label="Refresh">
+            <Icon name="refresh" size={15} />
+          </button>
+        </div>
+        {jobs.value.length === 0 ? (
+          <p class="muted empty">Nothing captured yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Job</th>
+                <th>State</th>
+                <th>Attempts</th>
+                <th>Updated</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.value.map((job) => (
+                <tr key={job.id}>
+                  <td>
+                    <strong>{job.task}</strong>
+                    <div class="muted small">{job.job_key ?? `#${job.id}`}</div>
+                    {job.last_error && <div class="error small">{job.last_error}</div>}
+                  </td>
+                  <td>
+                    <span class={`badge ${stateBadge[job.state] ?? ''}`}>{job.state}</span>
+                  </td>
+                  <td>
+                    {job.attempts}/{job.max_attempts}
+                  </td>
+                  <td class="muted">{ago(job.updated_at)}</td>
+                  <td>
+                    {job.state === 'failed' && (
+                      <button type="button" class="small" onClick={() => retry(job)}>
+                        <Icon name="refresh" size={13} /> Retry
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </div>
+  );
+}

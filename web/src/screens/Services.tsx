@@ -1,0 +1,231 @@
+// Services: health by category (state, latency, uptime over 24 hours), add and edit, and the candidates LAN
+// discovery found, to promote or dismiss.
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, ok } from '../client.ts';
+import { Icon } from '../components/Icon.tsx';
+import { ago } from '../lib.ts';
+import { failed, toast } from '../state.ts';
+import type { Service } from '../types.ts';
+
+interface Group {
+  category: string;
+  healthy: number;
+  total: number;
+  services: Service[];
+}
+type Candidate = Service & { display_name: string };
+
+const stateBadge: Record<string, string> = { up: 'success', down: 'danger', degraded: 'warning' };
+
+interface Draft {
+  id?: string;
+  name: string;
+  category: string;
+  target: string;
+}
+
+function targetBody(target: string) {
+  const tcp = /^tcp:\/\/([^:/]+):(\d+)$/.exec(target.trim());
+  return tcp
+    ? { kind: 'tcp' as const, host: tcp[1], port: Number(tcp[2]) }
+    : { kind: 'http' as const, url: target.trim() };
+}
+
+export default function Services() {
+  const groups = useSignal<Group[]>([]);
+  const candidates = useSignal<Candidate[]>([]);
+  const draft = useSignal<Draft | null>(null);
+  async function load() {
+    const [health, found] = await Promise.all([
+      ok(api.GET('/api/health/services', { params: { query: { include_disabled: true } } })),
+      ok(api.GET('/api/health/discovered')),
+    ]);
+    groups.value = health.groups;
+    candidates.value = found.items;
+  }
+  useEffect(() => {
+    load().catch(failed);
+    const timer = setInterval(() => load().catch(() => undefined), 15000);
+    return () => clearInterval(timer);
+  }, []);
+  async function save(event: Event) {
+    event.preventDefault();
+    const d = draft.value;
+    if (!d) return;
+    const body = { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
+    const saved = d.id
+      ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(
+          failed,
+        )
+      : await ok(api.POST('/api/health/services', { body })).catch(failed);
+    if (!saved) return;
+    draft.value = null;
+    toast('Service saved', 'success');
+    await load().catch(failed);
+  }
+  async function checkNow() {
+    await ok(api.POST('/api/health/check', { body: {} })).then(
+      () => toast('Checking every service', 'success'),
+      failed,
+    );
+    await load().catch(failed);
+  }
+  async function promote(candidate: Candidate) {
+    await ok(
+      api.POST('/api/health/discovered/{id}/promote', { params: { path: { id: candidate.id } }, body: {} }),
+    ).catch(failed);
+    await load().catch(failed);
+  }
+  async function dismiss(candidate: Candidate) {
+    await ok(api.DELETE('/api/health/discovered/{id}', { params: { path: { id: candidate.id } } })).catch(
+      failed,
+    );
+    await load().catch(failed);
+  }
+  return (
+    <div>
+      <div class="page-head">
+        <h1>Services</h1>
+        <button type="button" onClick={checkNow}>
+          <Icon name="refresh" size={15} /> Check now
+        </button>
+        <button
+          type="button"
+          class="primary"
+          onClick={() => (draft.value = { name: '', category: '', target: 'https://' })}
+        >
+          <Icon name="plus" size={15} /> Add service
+        </button>
+      </div>
+      {groups.value.length === 0 && <div class="panel muted empty">No monitored services yet.</div>}
+      <div class="service-groups">
+        {groups.value.map((group) => (
+          <section key={group.category} class="panel" aria-label={group.category}>
+            <div class="panel-head">
+              <h2>{group.category}</h2>
+              <span class={`badge ${group.healthy === group.total ? 'success' : 'warning'}`}>
+                {group.healthy}/{group.total} up
+              </span>
+            </div>
+            <ul class="service-list">
+              {group.services.map((service) => (
+                <li key={service.id}>
+                  <span class={`dot ${stateBadge[service.state] ?? ''}`} aria-hidden="true" />
+                  <div>
+                    <strong>{service.name}</strong>
+                    <div class="muted small">{service.target}</div>
+                    {service.message && service.state !== 'up' && (
+                      <div class="error small">{service.message}</div>
+                    )}
+                  </div>
+                  <div class="service-figures">
+                    <span class={`badge ${stateBadge[service.state] ?? ''}`}>{service.state}</span>
+                    <span class="muted small">
+                      {service.uptime_24h === null ? '—' : `${service.uptime_24h.toFixed(1)}%`} ·{' '}
+                      {service.latency_ms ?? '—'} ms · {ago(service.checked_at)}
+                    </span>
+                  </div>
+                  <button
+                    type="button"
+                    class="ghost small"
+                    aria-label={`Edit ${service.name}`}
+                    onClick={() =>
+                      (draft.value = {
+                        id: service.id,
+                        name: service.name,
+                        category: service.category,
+                        target: service.target,
+                      })
+                    }
+                  >
+                    <Icon name="edit" size={14} />
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+      </div>
+      <section class="panel section-gap" aria-label="Discovered">
+        <div class="panel-head">
+          <h2>Discovered on the network</h2>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              ok(api.POST('/api/health/discover')).then(
+                () => toast('Sweeping the network', 'success'),
+                failed,
+              )
+            }
+          >
+            Discover
+          </button>
+        </div>
+        {candidates.value.length === 0 ? (
+          <p class="muted">No candidates waiting.</p>
+        ) : (
+          <ul class="service-list">
+            {candidates.value.map((candidate) => (
+              <li key={candidate.id}>
+                <span class="dot" aria-hidden="true" />
+                <div>
+                  <strong>{candidate.display_name}</strong>
+                  <div class="muted small">{candidate.target}</div>
+                </div>
+                <div class="row">
+                  <button type="button" class="primary small" onClick={() => promote(candidate)}>
+                    Promote
+                  </button>
+                  <button type="button" class="small" onClick={() => dismiss(candidate)}>
+                    Dismiss
+                  </button>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {draft.value && (
+        <div class="overlay" role="dialog" aria-modal="true" aria-label="Service">
+          <form class="modal" onSubmit={save}>
+            <h2>{draft.value.id ? 'Edit service' : 'Add a service'}</h2>
+            <label>
+              Name
+              <input
+                value={draft.value.name}
+                onInput={(e) => (draft.value = { ...draft.value!, name: e.currentTarget.value })}
+                required
+              />
+            </label>
+            <label>
+              Category
+              <input
+                value={draft.value.category}
+                placeholder="General"
+                onInput={(e) => (draft.value = { ...draft.value!, category: e.currentTarget.value })}
+              />
+            </label>
+            <label>
+              URL (http, https) or tcp://host:port
+              <input
+                value={draft.value.target}
+                onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
+                required
+              />
+            </label>
+            <div class="row">
+              <button type="submit" class="primary">
+                Save
+              </button>
+              <button type="button" class="ghost" onClick={() => (draft.value = null)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+// App-wide state as signals: the session, the current path, and the toasts.
+import { signal } from '@preact/signals';
+
+export interface SessionState {
+  signed_in: boolean;
+  via: 'session' | 'bearer' | 'access' | null;
+  expires_at: string | null;
+}
+
+export const session = signal<SessionState | null>(null);
+export const path = signal(location.pathname);
+
+export function navigate(to: string): void {
+  if (to === location.pathname + location.search) return;
+  history.pushState(null, '', to);
+  path.value = location.pathname;
+}
+addEventListener('popstate', () => {
+  path.value = location.pathname;
+});
+
+export interface Toast {
+  id: number;
+  kind: 'info' | 'error' | 'success';
+  text: string;
+}
+export const toasts = signal<Toast[]>([]);
+let toastId = 0;
+
+export function toast(text: string, kind: Toast['kind'] = 'info'): void {
+  const id = ++toastId;
+  toasts.value = [...toasts.value, { id, kind, text }];
+  setTimeout(() => {
+    toasts.value = toasts.value.filter((t) => t.id !== id);
+  }, 5000);
+}
+
+/** Reports a failed action to the owner instead of leaving it silent. */
+export function failed(error: unknown): void {
+  toast(error instanceof Error ? error.message : String(error), 'error');
+}
+
+export const searchOpen = signal(false);

@@ -1,0 +1,20 @@
+// Names for the hub's schemas, all taken from the generated api.d.ts.
+import type { components } from './api.d.ts';
+
+type Schemas = components['schemas'];
+export type Space = Schemas['Space'];
+export type PageNode = Schemas['PageNode'];
+export type Page = Schemas['Page'];
+export type Project = Schemas['Project'];
+export type Task = Schemas['Task'];
+export type Ref = Schemas['Ref'];
+export type Job = Schemas['Job'];
+export type PendingChange = Schemas['PendingChange'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type Agent = Schemas['Agent'];
+export type AgentToken = Schemas['AgentToken'];
+export type SpeedtestResult = Schemas['SpeedtestResult'];
+export type VoiceClip = Schemas['VoiceClip'];
+export type IconSet = Schemas['IconSet'];
+export type Device = Schemas['Device'];
+export type Service = Schemas['Service'];
