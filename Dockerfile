@@ -5,7 +5,8 @@ FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache
 
 WORKDIR /app
 
@@ -36,4 +37,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 
 # SIGTERM (docker stop) finishes in-flight requests and jobs before exiting; give it the time (compose.yaml does).
 STOPSIGNAL SIGTERM
-CMD ["node", "main.ts"]
+# The memory flags are npm start's (README, "Resources").
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=512", "main.ts"]

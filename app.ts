@@ -42,7 +42,6 @@ import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
-import { createAccessVerifier } from './lib/access-jwt.ts';
 import { CardBus } from './lib/card-bus.ts';
 import { isDate, isDateTime } from './lib/input.ts';
 import { version } from './lib/version.ts';
@@ -106,7 +105,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
     findSession: (hash) => findSession(deps.sql, hash),
     ownerToken: deps.ownerToken,
-    access: deps.config.access ? createAccessVerifier(deps.config.access) : null,
+    // The JWT and key-set libraries are loaded only when an access proxy is configured (README, "Resources").
+    access: deps.config.access
+      ? (await import('./lib/access-jwt.ts')).createAccessVerifier(deps.config.access)
+      : null,
     agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
   });
   await app.register(openapi, { version });

@@ -1,33 +1,45 @@
 // Brand icons from the simple-icons package: thousands of brands as 24×24 SVG paths with their colour, read from
-// node_modules, so no CDN is ever asked. The package is loaded on first use (it is large) and indexed by slug.
+// node_modules, so no CDN is ever asked. The package's JavaScript module is never loaded (its source and objects cost
+// about 40 MB for as long as the process lives): the brand list (slug, title, colour) comes from its data file on
+// first use, and a brand's path from its own SVG file when it is asked for.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { lazy } from '../../lib/lazy.ts';
 
-export interface Brand {
+export interface BrandInfo {
   slug: string;
   title: string;
   /** Six hex digits, no `#`. */
   hex: string;
+}
+
+export interface Brand extends BrandInfo {
   path: string;
 }
 
 export const brandSlugPattern = /^[a-z0-9_]{1,100}$/;
 
-const loadBrands = lazy(async (): Promise<Map<string, Brand>> => {
-  const icons = await import('simple-icons');
-  const brands = new Map<string, Brand>();
-  for (const icon of Object.values(icons)) {
-    if (typeof icon === 'object' && icon !== null && 'slug' in icon && 'path' in icon) {
-      brands.set(icon.slug, { slug: icon.slug, title: icon.title, hex: icon.hex, path: icon.path });
-    }
-  }
+const dataFile = createRequire(import.meta.url).resolve('simple-icons/icons.json');
+const iconsDir = path.join(path.dirname(dataFile), '..', 'icons');
+
+const loadBrands = lazy(async (): Promise<Map<string, BrandInfo>> => {
+  const data = JSON.parse(await readFile(dataFile, 'utf8')) as BrandInfo[];
+  const brands = new Map<string, BrandInfo>();
+  for (const { slug, title, hex } of data) brands.set(slug, { slug, title, hex });
   return brands;
 });
 
 export async function findBrand(slug: string): Promise<Brand | undefined> {
-  return (await loadBrands()).get(slug);
+  const brand = (await loadBrands()).get(slug);
+  if (!brand) return undefined;
+  // The slug is one of the package's own (checked above), so it names a file of its icons folder.
+  const svg = await readFile(path.join(iconsDir, `${brand.slug}.svg`), 'utf8');
+  const d = /<path d="([^"]+)"/.exec(svg)?.[1];
+  return d ? { ...brand, path: d } : undefined;
 }
 
-export async function allBrands(): Promise<Brand[]> {
+export async function allBrands(): Promise<BrandInfo[]> {
   return [...(await loadBrands()).values()];
 }
 

@@ -10,7 +10,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { renderAsync } from '@resvg/resvg-js';
+import { lazy } from '../../lib/lazy.ts';
+
+// The native renderer is loaded on the first render, not at start (README, "Resources").
+const resvg = lazy(() => import('@resvg/resvg-js'));
 
 const fontFile = createRequire(import.meta.url).resolve('@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf');
 
@@ -19,6 +22,7 @@ export const renderStats = { renders: 0 };
 
 export async function renderPng(svg: string | Buffer, size: number): Promise<Buffer> {
   renderStats.renders++;
+  const { renderAsync } = await resvg();
   const image = await renderAsync(svg, {
     fitTo: { mode: 'width', value: size },
     font: { loadSystemFonts: false, fontFiles: [fontFile], defaultFontFamily: 'Inter' },
