@@ -46,7 +46,7 @@ const catalogue = {
   INVALID_MULTIPART: entry(400, detail),
   INVALID_INPUT: entry(400, detail),
   INVALID_DATETIME: entry(400, () => 'invalid date or time'),
-  VALUE_TOO_LONG: entry(400, () => 'a value is too long'),
+  VALUE_TOO_LONG: entry(400, (text = 'a value is too long') => text),
   NOT_NULL_VIOLATION: entry(400, (field: string) => `${field} is required`),
   CHECK_VIOLATION: entry(400, detail),
   INVALID_TEXT: entry(400, detail),

@@ -86,9 +86,10 @@ export default fp<WebOptions>(
         const maxParamLength = app.initialConfig.maxParamLength ?? 100;
         const serveIndex = async (url: string, reply: FastifyReply) => {
           if (url === '/api' || url.startsWith('/api/')) {
-            // This catch-all sees the /api paths no route took, the router's refusals included: keep its 414.
+            // This catch-all sees the /api paths no route took, the router's refusals included: answer an over-long
+            // path parameter as the router would have (plugins/errors.ts frameworkError), without echoing the path.
             if (url.split('/').some((segment) => segment.length > maxParamLength)) {
-              throw hubError('URI_TOO_LONG', `'${url}' is exceeding the max param length`);
+              throw hubError('VALUE_TOO_LONG', 'a path parameter is too long');
             }
             return reply.callNotFound();
           }

@@ -13465,18 +13465,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Full-text search across pages, refs, source documents and messages, ranked together
-         * @description With space_id, messages are left out. Agents see hits from the spaces in their scope only; a space-scoped agent sees the messages of its own space and no global ones.
+         * Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together
+         * @description Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. Agents see hits from the spaces in their scope only; a space-scoped agent sees the messages of its own space and no global ones. Above 10,000 matches the total and facets are estimates (total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, suggestions offers the query with close spellings of words already written.
          */
         get: {
             parameters: {
                 query: {
                     limit?: number;
                     offset?: number;
-                    /** @description web-search syntax: words, "quoted phrases", -excluded, or */
+                    /** @description web-search syntax: words, "quoted phrases", -excluded, or; the last word also matches as a prefix */
                     q: string;
                     space_id?: string;
-                    /** @description comma-separated subset of pages, refs, source_docs, messages (default all); may also be repeated */
+                    /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, singular or plural (default all); may also be repeated */
                     kinds?: string;
                 };
                 header?: never;
@@ -13494,7 +13494,7 @@ export interface paths {
                         "application/json": {
                             items: {
                                 /** @enum {unknown} */
-                                kind: "pages" | "refs" | "source_docs" | "messages";
+                                kind: "pages" | "projects" | "tasks" | "resources" | "refs" | "source_docs" | "messages";
                                 /** Format: uuid */
                                 id: string;
                                 title: string;
@@ -13503,8 +13503,28 @@ export interface paths {
                                 rank: number;
                                 /** Format: uuid */
                                 space_id?: string;
+                                /** @description pages: the parent page */
+                                parent_id?: string | null;
+                                /** Format: uuid */
+                                project_id?: string;
+                                /** @description refs and source documents */
+                                url?: string | null;
                             }[];
                             total: number;
+                            /** @description true when more than 10,000 rows match: total and facets are then estimates */
+                            total_is_estimate: boolean;
+                            /** @description matches per searched kind */
+                            facets: {
+                                pages?: number;
+                                projects?: number;
+                                tasks?: number;
+                                resources?: number;
+                                refs?: number;
+                                source_docs?: number;
+                                messages?: number;
+                            };
+                            /** @description when nothing matches: the query with close spellings from the words already written */
+                            suggestions: string[];
                             limit: number;
                             offset: number;
                         };
