@@ -14,20 +14,8 @@ import { failed, toast } from '../state.ts';
 type Layout = components['schemas']['DashboardLayout'];
 type Card = Layout['cards'][number];
 
-const cardTypes = [
-  'clock',
-  'weather',
-  'host',
-  'speedtest',
-  'cluster',
-  'storage',
-  'backups',
-  'ai-usage',
-  'health',
-  'blank',
-  'flame',
-];
-const titles: Record<string, string> = {
+/** Every card type the layout API takes (the compiler holds this list to the generated API types), with its title. */
+const titles: Record<Card['type'], string> = {
   clock: 'Clock',
   weather: 'Weather',
   host: 'Host',
@@ -40,6 +28,7 @@ const titles: Record<string, string> = {
   blank: 'Spacer',
   flame: 'Flame',
 };
+const cardTypes = Object.keys(titles) as Card['type'][];
 
 /** The newest data of each card type, as the stream sends it. */
 const cardData = signal<Record<string, unknown>>({});
