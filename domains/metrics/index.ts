@@ -2,42 +2,41 @@
 //   GET /api/metrics   text exposition format; the owner's bearer token or METRICS_TOKEN
 // Registered as public so a scraper with only METRICS_TOKEN gets through the access check; this route checks itself.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
+import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
 import { constantTimeEqual } from '../../lib/secrets.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { metricsSnapshot } from './store.ts';
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
-  // One registry per app (tests build several in one process), with Node's process metrics.
+/** One registry per app (tests build several in one process), with Node's process metrics and the hub's gauges. */
+async function createRegistry() {
+  const { collectDefaultMetrics, Gauge, Registry } = await import('prom-client');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const serviceUp = new Gauge({
-    name: 'hub_service_up',
-    help: 'Whether a monitored service passed its last check (1), failed it (0); absent until checked',
-    labelNames: ['name', 'category'] as const,
-    registers: [registry],
-  });
-  const serviceLatency = new Gauge({
-    name: 'hub_service_latency_seconds',
-    help: 'Response time of the last passing check of a monitored service',
-    labelNames: ['name', 'category'] as const,
-    registers: [registry],
-  });
-  const devices = new Gauge({
-    name: 'hub_devices',
-    help: 'LAN devices by review status and presence',
-    labelNames: ['status', 'present'] as const,
-    registers: [registry],
-  });
-  const jobs = new Gauge({
-    name: 'hub_jobs',
-    help: 'Background jobs on record by task and state',
-    labelNames: ['task', 'state'] as const,
-    registers: [registry],
-  });
+  const gauge = (name: string, help: string, labelNames: readonly string[]) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    serviceUp: gauge(
+      'hub_service_up',
+      'Whether a monitored service passed its last check (1), failed it (0); absent until checked',
+      ['name', 'category'],
+    ),
+    serviceLatency: gauge(
+      'hub_service_latency_seconds',
+      'Response time of the last passing check of a monitored service',
+      ['name', 'category'],
+    ),
+    devices: gauge('hub_devices', 'LAN devices by review status and presence', ['status', 'present']),
+    jobs: gauge('hub_jobs', 'Background jobs on record by task and state', ['task', 'state']),
+  };
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  // Made at the first scrape: a hub nobody scrapes never loads the metrics library.
+  const metrics = lazy(createRegistry);
   const metricsToken = app.config.metricsToken;
 
   await app.register(
@@ -65,6 +64,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             throw hubError('UNAUTHORIZED', token ? 'invalid credentials' : 'authentication required');
           }
           const snapshot = await metricsSnapshot(app.sql);
+          const { registry, serviceUp, serviceLatency, devices, jobs } = await metrics();
           serviceUp.reset();
           serviceLatency.reset();
           devices.reset();
