@@ -30,12 +30,26 @@ const loadBrands = lazy(async (): Promise<Map<string, BrandInfo>> => {
   return brands;
 });
 
+/** The paths of the brands asked for lately (a dashboard shows the same few on every load): no file read each time. */
+const recentPaths = new Map<string, string>();
+const recentPathsLimit = 512;
+
+async function brandPath(slug: string): Promise<string | undefined> {
+  const known = recentPaths.get(slug);
+  if (known !== undefined) return known;
+  // The slug is one of the package's own (checked by the caller), so it names a file of its icons folder.
+  const svg = await readFile(path.join(iconsDir, `${slug}.svg`), 'utf8');
+  const d = /<path d="([^"]+)"/.exec(svg)?.[1];
+  if (d === undefined) return undefined;
+  if (recentPaths.size >= recentPathsLimit) recentPaths.delete(recentPaths.keys().next().value as string);
+  recentPaths.set(slug, d);
+  return d;
+}
+
 export async function findBrand(slug: string): Promise<Brand | undefined> {
   const brand = (await loadBrands()).get(slug);
   if (!brand) return undefined;
-  // The slug is one of the package's own (checked above), so it names a file of its icons folder.
-  const svg = await readFile(path.join(iconsDir, `${brand.slug}.svg`), 'utf8');
-  const d = /<path d="([^"]+)"/.exec(svg)?.[1];
+  const d = await brandPath(brand.slug);
   return d ? { ...brand, path: d } : undefined;
 }
 
