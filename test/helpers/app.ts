@@ -76,8 +76,17 @@ export interface TestApp {
 }
 
 export async function testApp(t: Teardown, options: TestAppOptions = {}): Promise<TestApp> {
-  const db = await testDatabase(t, options.dbLog);
+  // The app (its worker and pools) closes before its database is dropped, whatever order the runner keeps teardowns
+  // in: a worker still connected to a dropped database reports the dropped connections as errors.
+  const databaseTeardowns: (() => unknown)[] = [];
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-data-'));
+  let built: FastifyInstance | null = null;
+  t.teardown(async () => {
+    await built?.close();
+    for (const teardown of databaseTeardowns) await teardown();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const db = await testDatabase({ teardown: (fn) => databaseTeardowns.push(fn) }, options.dbLog);
   const config = loadConfig({
     DATA_DIR: dataDir,
     OWNER_TOKEN: ownerToken,
@@ -94,11 +103,8 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     cron: options.cron ?? false,
     now: options.now,
   });
+  built = app;
   await app.ready();
-  t.teardown(async () => {
-    await app.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
   const send = (authorization: string | null, request: Request) =>
     app.inject({
       ...request,
