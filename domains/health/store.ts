@@ -1,5 +1,5 @@
 import type { Db } from '../../plugins/db.ts';
-import type { CheckOutcome } from './checks.ts';
+import type { CheckOutcome, CheckTarget } from './checks.ts';
 import type { Definition } from './definition.ts';
 import type { ServiceState } from './schema.ts';
 
@@ -126,25 +126,9 @@ export async function deleteService(sql: Db, id: string, discovered = false): Pr
   return result.count > 0;
 }
 
-export type DueService = Pick<
-  ServiceRow,
-  | 'id'
-  | 'name'
-  | 'category'
-  | 'kind'
-  | 'url'
-  | 'host'
-  | 'port'
-  | 'status_min'
-  | 'status_max'
-  | 'keyword'
-  | 'follow_redirects'
-  | 'verify_tls'
-  | 'timeout_ms'
-  | 'retries'
-  | 'interval_s'
-  | 'target'
->;
+/** A service to check: what the check needs, and what names and schedules it. */
+export type DueService = CheckTarget &
+  Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target'>;
 
 /** Enabled services to check now: those named, or (due) those whose interval has passed, or all. */
 export async function servicesToCheck(

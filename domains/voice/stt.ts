@@ -1,5 +1,5 @@
 // Speech-to-text adapters, chosen by STT_PROVIDER; each bounded by STT_TIMEOUT_MS:
-// - openai: any OpenAI-compatible server (speaches, faster-whisper-server, LocalAI, vLLM, OpenAI):
+// - openai: an OpenAI-compatible server (speaches, faster-whisper-server, LocalAI, vLLM, OpenAI):
 //   POST {STT_URL}/v1/audio/transcriptions, multipart file + model + response_format=json → { text }.
 // - whispercpp: whisper.cpp's server: POST {STT_URL}/inference, multipart file + response_format=json → { text }, the
 //   text starting with a space and one line per segment.
