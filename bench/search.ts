@@ -403,14 +403,14 @@ function row(figures: Figures): string {
   ].join('  ');
 }
 
-/** EXPLAIN ANALYZE of the statement searchAll sends, captured through the driver's debug hook. */
+/** EXPLAIN ANALYZE of the ranking statement searchAll sends, captured through the driver's debug hook. */
 async function explain(url: string, options: SearchOptions): Promise<string[]> {
   let captured: { query: string; parameters: unknown[] } | null = null;
   const sql = postgres(url, {
     max: 1,
     onnotice: () => undefined,
     debug: (_connection, query, parameters) => {
-      captured = { query, parameters: parameters as unknown[] };
+      if (query.includes('hits as (')) captured = { query, parameters: parameters as unknown[] };
     },
   });
   try {
@@ -441,7 +441,9 @@ async function main() {
     console.log('# plans (GIN index use):');
     for (const item of [cases[1], cases[15]]) {
       const plan = await explain(db.url, optionsFor(item, spaceIds));
-      const indexes = [...new Set(plan.flatMap((line) => line.match(/\w+_search_idx/g) ?? []))].sort();
+      const indexes = [
+        ...new Set(plan.flatMap((line) => line.match(/\w+_(search|rank)_idx/g) ?? [])),
+      ].sort();
       const seqScans = plan.filter((line) => /Seq Scan on (pages|source_docs|refs|messages)\b/.test(line));
       const time = plan.find((line) => line.startsWith('Execution Time')) ?? '';
       console.log(

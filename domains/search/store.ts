@@ -1,17 +1,27 @@
-// Unified full-text search: every requested kind ranked together, in three statements.
-//  1. Count: the matches of each kind, counted up to exactThreshold + 1 through its GIN index (no ranking, no
-//     vectors read). A kind that reaches the cap counts as the planner's estimate from the column statistics
-//     (search_match_estimate); a kind the planner expects to pass plannerTrustedAbove is not counted at all.
-//  2. Rank: up to exactThreshold matches in all, every match is ranked (ts_rank over the weighted vector).
-//     Above it, a kind with more than tierAbove matches ranks only its candidates: the matches whose heading
-//     (weight A: titles, names, tags, a ref's identity) holds a query word, through a GIN index on the heading
-//     (at most headingCandidates of them, in physical order),
-//     plus the first matches found, as many as the page needs; kinds without a heading (messages, projects, tasks, resources) rank
-//     their newest newestCandidates matches. Any heading hit outranks any body-only hit of the same word, so the
-//     best results are nearly always among the candidates (the bench measures the overlap).
-//     Snippets are computed for the returned page only, from HTML-escaped text, so the only markup is our <mark>.
-//  3. Suggest (only when nothing matched): close spellings from search_words by trigram similarity, each checked
-//     to find something in the caller's reach before it is offered.
+// Unified full-text search: every requested kind ranked together, in three statements (four in rare cases).
+//  1. Plan: the match query (web-search syntax, the last word also matched as a prefix), the rank query (the same
+//     without its excluded words: ts_rank scores every hit of `storage -raid` alike, as if "raid" were missing from
+//     a pair), the rank query's words, and for each kind with more than tierAbove rows the planner's estimate of
+//     its matches (column statistics, no rows read).
+//  2. Size: up to exactThreshold matches in all, every match is ranked and the total is exact. The estimates decide
+//     when they are far from it (under half, or over twice). Near it, the GIN index's counts of matching row ids
+//     are asked too (search_index_count: posting lists only, no table rows); they are upper bounds (rows not yet
+//     vacuumed count), so a sum within the threshold settles it, and when both say past it each kind counts as the
+//     smaller. When they disagree the kinds are ranked in full, capped (3.). Past the threshold, each kind with more
+//     than tierAbove matches is broad, and its count an estimate.
+//  3. Rank: a kind that is not broad ranks every match it has, reading at most exactThreshold + 1 of them; one
+//     that reaches that was misjudged, and is ranked again as broad. A broad kind ranks candidates: for each word
+//     of the rank query, the rows with the word in their heading (weight A: titles, names, tags, a ref's identity)
+//     that rank highest for that word alone, read in rank order from search_headings (sql/0017). Any heading hit
+//     outranks any body-only hit of the same word, so for a one-word query these are the exact top hits; for
+//     several words the bench measures how much of the exact top they hold. When they fill no page (few headings
+//     hold the words), the first matches found are added. Messages have no heading: their newest matches are the
+//     candidates.
+//  4. The page: titles, link fields and snippets, for the returned hits only. A snippet is ts_headline over the
+//     HTML-escaped text around the first place a query word may start, so the only markup is our <mark> and no
+//     whole document is parsed for it.
+//  Suggestions (only when nothing matched): close spellings from search_words by trigram similarity, each checked
+//  to find something in the caller's reach before it is offered.
 import type { PendingQuery, Row } from 'postgres';
 import type { Db } from '../../plugins/db.ts';
 import { type ParsedQuery, placeholder } from './query.ts';
@@ -19,10 +29,13 @@ import type { SearchKind } from './schema.ts';
 
 /** Up to this many matches in all, every match is ranked and the total is exact. */
 export const exactThreshold = 10_000;
-/** Above exactThreshold, kinds with more matches than this rank their candidates only. */
+/** Past exactThreshold, kinds with more matches than this are broad (rank candidates); smaller ones rank all. */
 const tierAbove = 1_000;
-const newestCandidates = 2_000;
-const headingCandidates = 2_500;
+/**
+ * Candidates per rank-query word, per broad kind (and the newest matches of a kind without headings): a margin over
+ * the page, for queries of several words.
+ */
+const candidatesPerWord = (needed: number) => Math.max(100, 4 * needed);
 
 export interface SearchOptions {
   query: ParsedQuery;
@@ -60,95 +73,118 @@ export interface SearchPage {
   counts: KindCount[];
 }
 
-/** Snippets are cut from the first characters of a body: a headline over a huge document costs too much. */
-const snippetSource = 50_000;
-const headlineOptions =
-  'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
-
 /**
  * Completions of the last word: the shortest words written that start with it, matched by their stems. A prefix
  * past a word's stem ("monitori" of "monitoring", stemmed "monitor") matches no stem as a prefix; a completion does.
  */
 const completions = 8;
 
-/** The tsquery of a query: web-search syntax, its last word also matched as a prefix (stemmed or as written). */
+/** The lexeme of a one-item tsquery's text ('word' or 'word':*). */
+function lexeme(sql: Db, item: Fragment) {
+  return sql`substring(${item} from '^''(.*)''(?::[*])?$')`;
+}
+
+/** The completions of a prefix, as one-item tsquery texts (`item`). */
+function written(sql: Db, prefix: string) {
+  return sql`select item from (
+    select to_tsquery('english', word)::text as item from search_words
+    where word like ${prefix} || '%' order by length(word), word limit ${completions}) completed
+    where item <> ''`;
+}
+
+/**
+ * The tsquery of a query: web-search syntax, its last word also matched as a prefix. The prefix is stemmed, as
+ * written (URLs are indexed unstemmed), and completed from the words written; a form already matched by the stemmed
+ * prefix is left out, so each form is one item: every item costs a pass over the index, and the planner takes the
+ * parts of an `or` as independent, so a form repeated would inflate the estimates.
+ */
 function tsquery(sql: Db, query: ParsedQuery) {
   if (query.prefix === null || query.withPlaceholder === null) {
     return sql`websearch_to_tsquery('english', ${query.text})`;
   }
   const slot = `'${placeholder}'`;
+  const uncovered = (item: Fragment) =>
+    sql`not coalesce(starts_with(${lexeme(sql, item)}, forms.stem), false)`;
+  const prefix = sql`(
+    select coalesce(string_agg(distinct item, ' | '), forms.simple::text)
+    from (select english, simple, ${lexeme(sql, sql`english::text`)} as stem
+      from (select to_tsquery('english', ${query.prefix} || ':*') as english,
+        to_tsquery('simple', ${query.prefix} || ':*') as simple) stemmed) forms
+    cross join lateral (
+      select english::text as item where numnode(english) > 0
+      union all
+      select simple::text where ${uncovered(sql`simple::text`)}
+      union all
+      select item from (${written(sql, query.prefix)}) written where ${uncovered(sql`item`)}
+    ) items
+    group by forms.simple)`;
   return sql`(
     select case when strpos(parsed, ${slot}) > 0
-      then replace(parsed, ${slot}, '(' || (
-        to_tsquery('english', ${query.prefix} || ':*') || to_tsquery('simple', ${query.prefix} || ':*') ||
-        coalesce((
-          select string_agg(to_tsquery('english', w.word)::text, ' | ')::tsquery
-          from (select word from search_words where word like ${query.prefix} || '%'
-            order by length(word), word limit ${completions}) w
-          where numnode(to_tsquery('english', w.word)) > 0
-        ), ''::tsquery)
-      )::text || ')')::tsquery
+      then replace(parsed, ${slot}, '(' || ${prefix} || ')')::tsquery
       else websearch_to_tsquery('english', ${query.text}) end
     from (select websearch_to_tsquery('english', ${query.withPlaceholder})::text as parsed) parsed)`;
 }
 
 type Fragment = PendingQuery<Row[]>;
 
-/** Every lexeme of a tsquery, or-ed: what a heading must hold to make a row a candidate. */
-function anyLexeme(sql: Db, query: Fragment) {
-  return sql`(select string_agg(m[1], ' | ')::tsquery
-    from regexp_matches((${query})::text, '(''(?:[^'']|'''')*''(?::\\*)?)', 'g') m)`;
-}
-
 interface KindSql {
   /** `from ... where cond`, in the caller's scope; the row is `p`. */
   matches: (cond: Fragment) => Fragment;
-  alias: string;
-  heading?: Fragment;
-  newest?: string;
+  /** The caller's space filter on search_headings `h`, for kinds with a heading. */
+  headings?: Fragment;
+  /** The title, snippet and link fields of a hit, for the page. */
+  page: Fragment;
 }
 
-function kindSql(sql: Db, options: SearchOptions): Record<SearchKind, KindSql> {
+function kindSql(
+  sql: Db,
+  options: Pick<SearchOptions, 'spaceId' | 'messageSpaceId'>,
+): Record<SearchKind, KindSql> {
   const inSpace = (column: string) =>
     options.spaceId ? sql`and ${sql(column)} = ${options.spaceId}` : sql``;
+  const headings = inSpace('h.space_id');
+  const from = (table: string) => (cond: Fragment) =>
+    sql`from ${sql(table)} p where ${cond} ${inSpace('p.space_id')}`;
+  const page = (title: Fragment, body: string, links: Fragment) =>
+    sql`${title} as title, ${snippet(sql, body)} as snippet, ${links}`;
+  const noLinks = sql`null::uuid as parent_id, null::uuid as project_id, null::text as url`;
   return {
     pages: {
-      alias: 'p',
-      matches: (cond) => sql`from pages p where ${cond} ${inSpace('p.space_id')}`,
-      heading: sql`to_tsvector('english', p.title)`,
+      matches: from('pages'),
+      headings,
+      page: page(sql`p.title`, 'p.body', sql`p.parent_id, null::uuid as project_id, null::text as url`),
     },
-    projects: {
-      alias: 'p',
-      matches: (cond) => sql`from projects p where ${cond} ${inSpace('p.space_id')}`,
-      newest: 'p.updated_at',
-    },
+    projects: { matches: from('projects'), headings, page: page(sql`p.name`, 'p.research_notes', noLinks) },
     tasks: {
-      alias: 'p',
-      matches: (cond) => sql`from tasks p where ${cond} ${inSpace('p.space_id')}`,
-      newest: 'p.updated_at',
+      matches: from('tasks'),
+      headings,
+      page: page(sql`p.title`, 'p.notes', sql`null::uuid as parent_id, p.project_id, null::text as url`),
     },
-    resources: {
-      alias: 'p',
-      matches: (cond) => sql`from resources p where ${cond} ${inSpace('p.space_id')}`,
-      newest: 'p.updated_at',
-    },
+    resources: { matches: from('resources'), headings, page: page(sql`p.name`, 'p.notes', noLinks) },
     refs: {
-      alias: 'p',
-      matches: (cond) => sql`from refs p where ${cond} ${inSpace('p.space_id')}`,
-      heading: sql`to_tsvector('english', p.title || ' ' || p.source || ' ' || p.external_id)`,
+      matches: from('refs'),
+      headings,
+      page: page(
+        sql`coalesce(nullif(p.title, ''), p.url, p.source || ':' || p.external_id)`,
+        'p.notes',
+        sql`null::uuid as parent_id, null::uuid as project_id, p.url`,
+      ),
     },
     source_docs: {
-      alias: 'p',
-      matches: (cond) => sql`from source_docs p where ${cond} ${inSpace('p.space_id')}`,
-      heading: sql`(to_tsvector('english', p.title) || to_tsvector('english', coalesce(p.metadata -> 'tags', '[]'::jsonb)))`,
+      matches: from('source_docs'),
+      headings,
+      page: page(
+        sql`coalesce(nullif(p.title, ''), p.url, '')`,
+        'p.content',
+        sql`null::uuid as parent_id, null::uuid as project_id, p.url`,
+      ),
     },
     messages: {
-      alias: 'p',
       matches: (cond) => sql`
         from messages p join conversations c on c.id = p.conversation_id
         where ${cond}
           ${options.messageSpaceId ? sql`and c.space_id = ${options.messageSpaceId}` : sql``}`,
-      newest: 'p.created_at',
+      page: page(sql`coalesce(c.title, '')`, 'p.content', noLinks),
     },
   };
 }
@@ -159,150 +195,284 @@ function union(sql: Db, parts: Fragment[]) {
   return parts.reduce((all, part) => sql`${all} union all ${part}`);
 }
 
-/** A kind the planner expects to match more than this many rows is not counted: the estimate stands. */
-const plannerTrustedAbove = 4 * exactThreshold;
+/** A query word is looked for in this many first characters of a body; past them a snippet shows the start. */
+const snippetSource = 50_000;
+/** ts_headline is given this many characters, starting a little before the first place a query word may start. */
+const snippetWindow = 320;
+const snippetLead = 100;
+const headlineOptions =
+  'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 
-async function countMatches(sql: Db, options: SearchOptions) {
-  const kinds = kindSql(sql, options);
-  // Messages are scoped through their conversation: their estimate is the unscoped one, and they are counted.
-  const scopedMessages = options.messageSpaceId !== undefined;
-  const branches = options.kinds.map(
-    (kind) => sql`
-      (select ${kind}::text as kind, planned, ${
-        // A prefix's estimate sums every word it might begin: the whole word's estimate is the better count
-        // when the word itself is common.
-        options.query.prefix === null
-          ? sql`planned`
-          : sql`search_match_estimate(websearch_to_tsquery('english', ${options.query.text}), ${kind}::regclass,
-              ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid)`
-      } as planned_word, m.*,
-        planned <= ${plannerTrustedAbove} or ${kind === 'messages' && scopedMessages} as counted
-      from (select search_match_estimate((select query from q), ${kind}::regclass,
-        ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid) as planned) planned
-      cross join lateral (
-        select count(*)::int as count,
-          coalesce((array_agg(id))[1:${options.limit + options.offset}], '{}') as first
-        from (select p.id ${kinds[kind].matches(sql`p.search @@ (select query from q)`)}
-          limit ${exactThreshold + 1}) capped
-        where planned <= ${plannerTrustedAbove} or ${kind === 'messages' && scopedMessages}
-      ) m)`,
+/** The headline of a body, from the query and q.near (see nearPattern); the text is HTML-escaped first. */
+function snippet(sql: Db, column: string) {
+  const body = sql`left(${sql(column)}, ${snippetSource})`;
+  const start = sql`greatest(1, coalesce(nullif(regexp_instr(lower(${body}), (select near from q)), 0), 1) - ${snippetLead})`;
+  return sql`ts_headline('english', replace(replace(replace(substr(${body}, ${start}, ${snippetWindow}),
+    '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), (select query from q), ${headlineOptions})`;
+}
+
+/**
+ * Where a word of the query may start in a text: any of its stems at the start of a word. A stem is mostly a
+ * prefix of the words it stands for; a final "i" stands for "y" ("polici" for "policy"), so it is left off.
+ */
+export function nearPattern(words: readonly string[]): string | null {
+  const stems = words
+    .filter((word) => /^[\p{L}\p{N}]+$/u.test(word))
+    .map((word) => (word.length > 3 && word.endsWith('i') ? word.slice(0, -1) : word));
+  return stems.length === 0 ? null : `\\m(${stems.join('|')})`;
+}
+
+interface Plan {
+  /** The match query and the rank query, as tsquery text. */
+  query: string;
+  rankQuery: string;
+  /** The rank query's words (lexemes, prefixes as written) and the stems of the last word's completions. */
+  words: string[];
+  /** Nothing can match: the query is stop words or operators only. */
+  empty: boolean;
+  /** The planner's estimate of each kind's matches; 0 for a kind with tierAbove rows or fewer. */
+  estimates: Map<SearchKind, number>;
+}
+
+/** The planner's estimate of a kind's matches of a query, in the caller's space. */
+function estimate(sql: Db, options: SearchOptions, query: Fragment, kind: SearchKind) {
+  return sql`search_match_estimate(${query}, ${kind}::regclass,
+    ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid)`;
+}
+
+/** tsquery text quotes a lexeme's quotes and backslashes by doubling them. */
+const unquote = (lexeme: string) => lexeme.replace(/''/g, "'").replace(/\\\\/g, '\\');
+
+async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
+  const estimates = options.kinds.map(
+    (kind) => sql`case when (select reltuples from pg_class where oid = ${kind}::regclass) > ${tierAbove}
+      then ${estimate(sql, options, sql`q.query`, kind)} else 0 end`,
   );
-  const query = tsquery(sql, options.query);
-  return sql<
+  const [row] = await sql<
     {
-      kind: SearchKind;
-      planned: number;
-      planned_word: number;
-      counted: boolean;
-      count: number;
-      /** The first matches found, enough for the page: the fill of a kind ranked by candidates. */
-      first: string[] | null;
       query: string;
-      words: string;
+      rank_query: string;
+      words: string[];
+      completed: string[];
+      nodes: number;
+      estimates: number[];
     }[]
   >`
-    with q as materialized (select ${query} as query)
-    select counted.*, q.query::text as query, coalesce(${anyLexeme(sql, sql`q.query`)}::text, '') as words
-    from (${union(sql, branches)}) counted, q`;
+    with q as materialized (select ${tsquery(sql, options.query)} as query)
+    select q.query::text as query, r.rank_query, numnode(q.query) as nodes,
+      array(select distinct m[1] from regexp_matches(r.rank_query, '''((?:[^'']|'''')*)''', 'g') m) as words,
+      ${
+        options.query.prefix === null
+          ? sql`'{}'::text[]`
+          : sql`array(select ${lexeme(sql, sql`item`)} from (${written(sql, options.query.prefix)}) c)`
+      } as completed,
+      array[${estimates.reduce((all, part) => sql`${all}, ${part}`)}]::float8[] as estimates
+    from q cross join lateral (
+      select case when querytree(q.query) in ('', 'T') then q.query::text else querytree(q.query) end as rank_query
+    ) r`;
+  if (process.env.SEARCH_DEBUG) console.error('PLAN', JSON.stringify(row));
+  return {
+    query: row.query,
+    rankQuery: row.rank_query,
+    words: [...new Set([...row.words.map(unquote), ...row.completed])],
+    empty: row.nodes === 0,
+    estimates: new Map(options.kinds.map((kind, i) => [kind, row.estimates[i]])),
+  };
+}
+
+/** The kinds ranked by candidates, with their (estimated) counts. */
+type Broad = Map<SearchKind, number>;
+
+/**
+ * Which kinds are broad, with their counts. The planner's estimates decide when they are far from the threshold.
+ * Near it, the GIN index's counts must agree: they are upper bounds (they include rows updated or deleted and not
+ * yet vacuumed away), so a sum within the threshold means the query is, and a kind both call broad is counted as
+ * the smaller of the two. When they disagree, or in a space (where the index would count the whole table), the
+ * kinds are ranked in full, capped, and a kind that overflows is broad after all.
+ */
+async function broadKinds(sql: Db, options: SearchOptions, planned: Plan): Promise<Broad> {
+  const estimates = planned.estimates;
+  const sum = (sizes: Map<SearchKind, number>) => [...sizes.values()].reduce((all, size) => all + size, 0);
+  const estimated = sum(estimates);
+  if (options.exact || estimated <= exactThreshold / 2) return new Map();
+  const large = [...estimates].filter(([, size]) => size > tierAbove);
+  if (estimated >= 2 * exactThreshold) return new Map(large);
+  if (estimated <= exactThreshold || options.spaceId !== undefined) return new Map();
+  const counted = await indexCounts(
+    sql,
+    planned,
+    large.map(([kind]) => kind),
+  );
+  if (sum(new Map([...estimates, ...counted])) <= exactThreshold) return new Map();
+  return new Map(large.map(([kind, size]) => [kind, Math.min(size, counted.get(kind) ?? size)]));
+}
+
+async function indexCounts(sql: Db, planned: Plan, kinds: SearchKind[]): Promise<Map<SearchKind, number>> {
+  const rows = await sql<{ kind: SearchKind; count: number }[]>`
+    select k as kind, search_index_count(${planned.query}::tsquery, k::regclass)::float8 as count
+    from unnest(${kinds}::text[]) k`;
+  return new Map(rows.map((row) => [row.kind, row.count]));
+}
+
+/**
+ * The counts of kinds that overflowed their cap. The prefix query's estimate can be far too low: without a hundred
+ * common words in a table's statistics the planner guesses a prefix's share (2% of the rows), so the whole last
+ * word's estimate is asked too, and the count is the largest of the two and of what was read.
+ */
+async function overflowCounts(
+  sql: Db,
+  options: SearchOptions,
+  planned: Plan,
+  overflowed: [SearchKind, number][],
+): Promise<Broad> {
+  const word = sql`websearch_to_tsquery('english', ${options.query.text})`;
+  const [row] =
+    options.query.prefix === null
+      ? [{ estimates: [] as number[] }]
+      : await sql<{ estimates: number[] }[]>`select array[${overflowed
+          .map(([kind]) => estimate(sql, options, word, kind))
+          .reduce((all, part) => sql`${all}, ${part}`)}]::float8[] as estimates`;
+  const words = new Map(overflowed.map(([kind], i) => [kind, row.estimates[i] ?? 0]));
+  return new Map(
+    overflowed.map(([kind, read]) => [
+      kind,
+      Math.max(read, planned.estimates.get(kind) ?? 0, words.get(kind) ?? 0),
+    ]),
+  );
+}
+
+interface RankedHit {
+  kind: SearchKind;
+  id: string;
+  space_id: string | null;
+  rank: number;
+}
+
+interface Ranked {
+  page: RankedHit[];
+  /** Matches of each kind ranked in full (a capped kind at exactThreshold + 1 overflowed). */
+  counted: Map<SearchKind, number>;
+}
+
+async function rank(
+  sql: Db,
+  options: SearchOptions,
+  planned: Plan,
+  broad: Broad,
+  fill: boolean,
+): Promise<Ranked> {
+  const kinds = kindSql(sql, options);
+  const needed = options.limit + options.offset;
+  const match = sql`p.search @@ (select query from q)`;
+  const branches = options.kinds.map((kind) => {
+    const of = kinds[kind];
+    const hit = sql`${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id,
+      ts_rank(p.search, (select rank from q)) as rank`;
+    if (!broad.has(kind)) {
+      return sql`(select kind, id, space_id, rank, count(*) over () as matches
+        from (select ${hit} ${of.matches(match)} ${options.exact ? sql`` : sql`limit ${exactThreshold + 1}`}) m
+        order by rank desc, id limit ${needed})`;
+    }
+    if (!of.headings) {
+      // No heading: the newest matches are the candidates, ranked as they are read.
+      return sql`(select kind, id, space_id, ts_rank(search, (select rank from q)) as rank, null::bigint as matches
+        from (select ${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id, p.search ${of.matches(match)}
+          order by p.created_at desc limit ${candidatesPerWord(needed)}) newest)`;
+    }
+    const candidates: Fragment[] = [];
+    if (planned.words.length > 0) {
+      candidates.push(sql`
+        select h.id from unnest((select words from q)) w (lexeme) cross join lateral (
+          select h.id from search_headings h where h.kind = ${kind} and h.lexeme = w.lexeme ${of.headings}
+          order by h.rank desc, h.id limit ${candidatesPerWord(needed)}) h`);
+    }
+    // The first matches found, when the candidates above filled no page.
+    if (fill) candidates.push(sql`select p.id ${of.matches(match)} limit ${needed}`);
+    if (candidates.length === 0) return null;
+    return sql`(select ${hit}, null::bigint as matches
+      ${of.matches(sql`p.id in (${union(sql, candidates)}) and ${match}`)})`;
+  });
+  const parts = branches.filter((branch) => branch !== null);
+  if (parts.length === 0) return { page: [], counted: new Map() };
+  const rows = await sql<(RankedHit & { position: number | null; matches: number | null })[]>`
+    with q as materialized (
+      select ${planned.query}::tsquery as query, ${planned.rankQuery}::tsquery as rank,
+        ${planned.words}::text[] as words),
+    hits as (${union(sql, parts)})
+    select kind, id, space_id, rank, null::float8 as matches,
+      row_number() over (order by rank desc, kind, id) as position
+    from (select * from hits order by rank desc, kind, id limit ${options.limit} offset ${options.offset}) page
+    union all
+    select kind, null, null, null, max(matches)::float8, null from hits where matches is not null group by kind`;
+  const page = rows
+    .filter((row) => row.position !== null)
+    .sort((a, b) => Number(a.position) - Number(b.position))
+    .map(({ kind, id, space_id, rank }) => ({ kind, id, space_id, rank }));
+  const counted = new Map(
+    rows.filter((row) => row.position === null).map((row) => [row.kind, Number(row.matches)] as const),
+  );
+  return { page, counted };
+}
+
+/** Titles, link fields and snippets of the page's hits, in the page's order. */
+async function pageRows(
+  sql: Db,
+  options: SearchOptions,
+  planned: Plan,
+  page: RankedHit[],
+): Promise<SearchHitRow[]> {
+  if (page.length === 0) return [];
+  const kinds = kindSql(sql, options);
+  const present = [...new Set(page.map((hit) => hit.kind))];
+  const parts = present.map(
+    (kind) => sql`(select ${kind}::text as kind, p.id, ${kinds[kind].page}
+      ${kinds[kind].matches(sql`p.id = any(${page.filter((hit) => hit.kind === kind).map((hit) => hit.id)}::uuid[])`)})`,
+  );
+  const rows = await sql<Omit<SearchHitRow, 'rank' | 'space_id'>[]>`
+    with q as materialized (select ${planned.query}::tsquery as query, ${nearPattern(planned.words)}::text as near)
+    ${union(sql, parts)}`;
+  const byKey = new Map(rows.map((row) => [`${row.kind}/${row.id}`, row]));
+  return page.flatMap((hit) => {
+    const row = byKey.get(`${hit.kind}/${hit.id}`);
+    // A row deleted between the statements is left out.
+    return row ? [{ ...row, rank: hit.rank, space_id: hit.space_id }] : [];
+  });
 }
 
 export async function searchAll(sql: Db, options: SearchOptions): Promise<SearchPage> {
   if (options.kinds.length === 0) return { items: [], counts: [] };
-  const counted = (await countMatches(sql, options)).map((row) => {
-    const word = Number(row.planned_word);
-    const planned = word > exactThreshold ? word : Number(row.planned);
-    if (!row.counted) return { ...row, count: planned, estimated: true };
-    // Counted up to the cap: past it, the planner's estimate is the count.
-    const estimated = row.count > exactThreshold;
-    return { ...row, count: estimated ? Math.max(row.count, planned) : row.count, estimated };
-  });
-  const capped = counted.reduce((sum, row) => sum + Math.min(row.count, exactThreshold + 1), 0);
-  const counts: KindCount[] = counted.map(({ kind, count, estimated }) => ({ kind, count, estimated }));
-  if (capped === 0) return { items: [], counts };
-  const { query, words } = counted[0];
-  const candidatesOnly = new Set(
-    capped > exactThreshold && !options.exact
-      ? counted.filter((row) => row.count > tierAbove).map((row) => row.kind)
-      : [],
-  );
-
-  const kinds = kindSql(sql, options);
-  const branches = counted
-    .filter((row) => row.count > 0)
-    .map(({ kind, first }) => {
-      const of = kinds[kind];
-      const hit = sql`${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id`;
-      const rank = sql`ts_rank(p.search, (select query from q)) as rank`;
-      const matches = of.matches(sql`p.search @@ (select query from q)`);
-      if (!candidatesOnly.has(kind)) return sql`(select ${hit}, ${rank} ${matches})`;
-      if (of.heading && words !== '') {
-        // The heading index finds the candidates (at most headingCandidates); the match itself is checked on
-        // the row, not through a second bitmap over a posting list this long. The fill (the first matches the
-        // count found) guarantees a full page when few headings match.
-        return sql`(
-          (select ${hit}, ${rank} ${of.matches(sql`${of.heading} @@ (select words from q)
-            and coalesce(p.search @@ (select query from q), false)`)} limit ${headingCandidates})
-          union all
-          (select ${hit}, ${rank} ${of.matches(sql`p.id = any(${first ?? []}::uuid[])
-            and not coalesce(${of.heading} @@ (select words from q), false)`)}))`;
-      }
-      return sql`(
-        select kind, id, space_id, ts_rank(search, (select query from q)) as rank
-        from (select ${hit}, p.search ${matches} order by ${sql(of.newest ?? 'p.created_at')} desc
-          limit ${newestCandidates}) newest)`;
-    });
-  if (branches.length === 0) return { items: [], counts };
-
-  const headline = (column: string) =>
-    sql`ts_headline('english', replace(replace(replace(left(${sql(column)}, ${snippetSource}),
-      '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), q.query, ${headlineOptions})`;
-  const items = await sql<SearchHitRow[]>`
-    with q as materialized (select ${query}::tsquery as query, nullif(${words}, '')::tsquery as words),
-    ranked as (
-      select kind, id, space_id, rank from (${union(sql, branches)}) hits
-      order by rank desc, kind, id limit ${options.limit} offset ${options.offset}
-    )
-    select r.kind, r.id, r.space_id, r.rank,
-      case r.kind
-        when 'pages' then pg.title
-        when 'projects' then pr.name
-        when 'tasks' then tk.title
-        when 'resources' then rs.name
-        when 'refs' then coalesce(nullif(f.title, ''), f.url, f.source || ':' || f.external_id)
-        when 'source_docs' then coalesce(nullif(d.title, ''), d.url, '')
-        else coalesce(c.title, '')
-      end as title,
-      case r.kind
-        when 'pages' then ${headline('pg.body')}
-        when 'projects' then ${headline('pr.research_notes')}
-        when 'tasks' then ${headline('tk.notes')}
-        when 'resources' then ${headline('rs.notes')}
-        when 'refs' then ${headline('f.notes')}
-        when 'source_docs' then ${headline('d.content')}
-        else ${headline('m.content')}
-      end as snippet,
-      pg.parent_id, tk.project_id, coalesce(f.url, d.url) as url
-    from ranked r cross join q
-      left join pages pg on r.kind = 'pages' and pg.id = r.id
-      left join projects pr on r.kind = 'projects' and pr.id = r.id
-      left join tasks tk on r.kind = 'tasks' and tk.id = r.id
-      left join resources rs on r.kind = 'resources' and rs.id = r.id
-      left join refs f on r.kind = 'refs' and f.id = r.id
-      left join source_docs d on r.kind = 'source_docs' and d.id = r.id
-      left join messages m on r.kind = 'messages' and m.id = r.id
-      left join conversations c on c.id = m.conversation_id
-    order by r.rank desc, r.kind, r.id`;
-  const total = counts.reduce((sum, kind) => sum + kind.count, 0);
-  if (candidatesOnly.size > 0 && items.length < Math.min(options.limit, total - options.offset)) {
-    // Too few candidates for this page (few headings hold the words): rank every match after all.
-    return searchAll(sql, { ...options, exact: true });
+  const planned = await plan(sql, options);
+  if (planned.empty) {
+    return { items: [], counts: options.kinds.map((kind) => ({ kind, count: 0, estimated: false })) };
   }
-  return { items: [...items], counts };
+  let broad = await broadKinds(sql, options, planned);
+  if (process.env.SEARCH_DEBUG) console.error('BROAD', [...broad]);
+  let ranked = await rank(sql, options, planned, broad, false);
+  // A kind ranked in full that reached the cap has more matches than its estimate said: rank it by candidates.
+  const overflowed = [...ranked.counted].filter(([, count]) => count > exactThreshold && !options.exact);
+  if (overflowed.length > 0) {
+    broad = new Map([...broad, ...(await overflowCounts(sql, options, planned, overflowed))]);
+    ranked = await rank(sql, options, planned, broad, false);
+  }
+  const counts: KindCount[] = options.kinds.map((kind) => {
+    const estimate = broad.get(kind);
+    return estimate === undefined
+      ? { kind, count: ranked.counted.get(kind) ?? 0, estimated: false }
+      : { kind, count: Math.round(estimate), estimated: true };
+  });
+  const total = counts.reduce((sum, kind) => sum + kind.count, 0);
+  if (broad.size > 0 && ranked.page.length < Math.min(options.limit, total - options.offset)) {
+    // Too few candidates for this page (few headings hold the words): add the first matches found.
+    ranked = await rank(sql, options, planned, broad, true);
+  }
+  return { items: await pageRows(sql, options, planned, ranked.page), counts };
 }
 
 /**
  * For each word that finds nothing in the caller's reach on its own, up to `per` close words (trigram similarity,
- * closest first) that do. Words that find something, and stop words, are left out.
+ * closest first) that do. Words that find something, and stop words, are left out. A close word starts with the
+ * same letter (a slip in the first letter is rare): the candidates are then read through the prefix index, a few
+ * hundred words instead of every word sharing a trigram.
  */
 export async function closeWords(
   sql: Db,
@@ -310,12 +480,7 @@ export async function closeWords(
 ): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   if (options.words.length === 0 || options.kinds.length === 0) return found;
-  const kinds = kindSql(sql, {
-    ...options,
-    query: { text: '', withPlaceholder: null, prefix: null },
-    limit: 0,
-    offset: 0,
-  });
+  const kinds = kindSql(sql, options);
   const reaches = (word: Fragment) =>
     options.kinds
       .map(
@@ -326,8 +491,9 @@ export async function closeWords(
   const rows = await sql<{ word: string; close: string[] }[]>`
     select u.word, array(
       select s.word from search_words s
-      where s.word % u.word and s.word <> u.word and (${reaches(sql`s.word`)})
-      order by s.word <-> u.word, s.word
+      where s.word like left(u.word, 1) || '%' and s.word % u.word and s.word <> u.word
+        and (${reaches(sql`s.word`)})
+      order by similarity(s.word, u.word) desc, s.word
       limit ${options.per}
     ) as close
     from unnest(${options.words}::text[]) u(word)
