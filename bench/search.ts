@@ -441,9 +441,7 @@ async function main() {
     console.log('# plans (GIN index use):');
     for (const item of [cases[1], cases[15]]) {
       const plan = await explain(db.url, optionsFor(item, spaceIds));
-      const indexes = [
-        ...new Set(plan.flatMap((line) => line.match(/\w+_(search|rank)_idx/g) ?? [])),
-      ].sort();
+      const indexes = [...new Set(plan.flatMap((line) => line.match(/\w+_(search|rank)_idx/g) ?? []))].sort();
       const seqScans = plan.filter((line) => /Seq Scan on (pages|source_docs|refs|messages)\b/.test(line));
       const time = plan.find((line) => line.startsWith('Execution Time')) ?? '';
       console.log(
