@@ -8,7 +8,7 @@ import { readClusterState } from '../helpers/cluster.ts';
 
 const GiB = 2 ** 30;
 
-t.test('shared buffers: an eighth of the memory, at least PostgreSQL’s default and at most 2 GB', async (t) => {
+t.test('shared buffers: an eighth of the memory, 128 MB to 2 GB', async (t) => {
   t.equal(sharedBuffersMb(512 * 2 ** 20), 128, 'a small machine keeps the default');
   t.equal(sharedBuffersMb(2 * GiB), 256);
   t.equal(sharedBuffersMb(4 * GiB), 512, 'a 4 GB single-board computer');
