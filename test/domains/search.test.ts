@@ -1,7 +1,7 @@
 import t from 'tap';
 import { insertConversation, insertMessage } from '../../domains/assistant/store.ts';
 import { parseQuery } from '../../domains/search/query.ts';
-import { searchAll } from '../../domains/search/store.ts';
+import { matchQueries, searchAll } from '../../domains/search/store.ts';
 import { insertSourceDoc } from '../../domains/source-docs/store.ts';
 import { createAgent, createSpace, type TestApp, testApp } from '../helpers/app.ts';
 
@@ -607,6 +607,85 @@ t.test('the last word matches as a prefix; the web-search syntax still holds', a
   t.same(idsOf(await find(ta, 'q=zigbee%20pair')), new Set([ids.page]), 'earlier words stay whole words');
   t.same((await find(ta, 'q=zi%20pairing')).items, [], '"zi" is not a prefix when it is not last');
   t.same(idsOf(await find(ta, 'q=qxprefixslot')), new Set(), 'the placeholder lexeme matches nothing');
+});
+
+t.test('the word being typed matches as the indexed words it starts, when they are few', async (t) => {
+  const ta = await testApp(t);
+  const space = await createSpace(ta, 'Lab');
+  const lexemes = async (start: string) =>
+    (
+      await ta.sql<{ lexeme: string }[]>`
+        select lexeme from search_lexemes where starts_with(lexeme, ${start}) order by lexeme`
+    ).map((row) => row.lexeme);
+  const stone = await make(ta, '/api/pages', { space_id: space.id, title: 'Quernstones', body: 'grinding' });
+  const body = await make(ta, '/api/pages', {
+    space_id: space.id,
+    title: 'Mills',
+    body: 'A quern, then two querns, then a quernstone.',
+  });
+  const ref = await make(ta, '/api/refs', {
+    space_id: space.id,
+    source: 'web',
+    external_id: 'qw-1',
+    title: 'Works',
+    url: "https://quernworks.example/o'neil",
+  });
+  t.same(
+    await lexemes('quern'),
+    ['quern', 'quernston', 'quernworks.example', "quernworks.example/o'neil"],
+    'every lexeme written is kept, URL tokens and quotes included',
+  );
+
+  const forms = await matchQueries(ta.sql, parseQuery('mill quern'));
+  t.equal(forms.query, "'mill' & ( 'quern':* )", 'the ranking keeps the prefix');
+  t.equal(
+    forms.match,
+    "'mill' & ( 'quern' | 'quernston' | 'quernworks.example' | 'quernworks.example/o''neil' )",
+    'the match names the words, quoted',
+  );
+  const [same] = await ta.sql<{ equal: boolean }[]>`
+    select (select array_agg(id order by id) from pages where search @@ ${forms.query}::tsquery)
+      is not distinct from (select array_agg(id order by id) from pages where search @@ ${forms.match}::tsquery)
+      as equal`;
+  t.ok(same.equal, 'both match the same rows');
+  t.same(await matchQueries(ta.sql, parseQuery('"quern"')), {
+    query: "( 'quern':* )",
+    match: "( 'quern' | 'quernston' | 'quernworks.example' | 'quernworks.example/o''neil' )",
+    completed: ['quern', 'quernston'],
+  });
+  const found = await find(ta, 'q=quern');
+  t.same(idsOf(found), new Set([stone, body, ref]), 'the URL token with a quote matches too');
+  const ranks = await ta.sql<{ id: string; rank: number }[]>`
+    select id, ts_rank(search, to_tsquery('english', 'quern:*')) as rank from pages
+    union all select id, ts_rank(search, to_tsquery('english', 'quern:*')) from refs`;
+  for (const hit of found.items) {
+    t.equal(
+      hit.rank.toFixed(6),
+      ranks.find((row) => row.id === hit.id)?.rank.toFixed(6),
+      `${hit.title} is ranked by the prefix`,
+    );
+  }
+
+  const project = await make(ta, '/api/projects', { space_id: space.id, name: 'Workshop' });
+  const task = await make(ta, '/api/tasks', { project_id: project, title: 'Sweep' });
+  await ta.asOwner({ method: 'PATCH', url: `/api/tasks/${task}`, payload: { title: 'Quernlike sweep' } });
+  t.same(await lexemes('quernlik'), ['quernlik'], 'a renamed row adds its words');
+  t.same(idsOf(await find(ta, 'q=quernl')), new Set([task]));
+
+  const many = Array.from(
+    { length: 40 },
+    (_, i) => `zyq${String.fromCharCode(97 + (i % 26))}${i < 26 ? '' : 'x'}word`,
+  );
+  const crowded = await make(ta, '/api/pages', {
+    space_id: space.id,
+    title: 'Crowded',
+    body: many.join(' '),
+  });
+  t.ok((await lexemes('zyq')).length > 32);
+  const wide = await matchQueries(ta.sql, parseQuery('zyq'));
+  t.equal(wide.match, wide.query, 'past 32 words the prefix stays a prefix');
+  t.match(wide.match, /'zyq':\*/);
+  t.same(idsOf(await find(ta, 'q=zyq')), new Set([crowded]));
 });
 
 t.test('no hits: suggestions from the words already written, within reach', async (t) => {
