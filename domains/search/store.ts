@@ -234,9 +234,10 @@ const headlineOptions =
 
 /** The headline of a body, from the query and q.near (see nearPattern); the text is HTML-escaped first. */
 function snippet(sql: Db, column: string) {
-  const body = sql`left(${sql(column)}, ${snippetSource})`;
-  const start = sql`greatest(1, coalesce(nullif(regexp_instr(lower(${body}), (select near from q)), 0), 1) - ${snippetLead})`;
-  return sql`ts_headline('english', replace(replace(replace(substr(${body}, ${start}, ${snippetWindow}),
+  // A case-insensitive search rather than one in lower(): no lower-cased copy of the text is made.
+  const first = sql`regexp_instr(left(${sql(column)}, ${snippetSource}), (select near from q), 1, 1, 0, 'i')`;
+  const start = sql`greatest(1, coalesce(nullif(${first}, 0), 1) - ${snippetLead})`;
+  return sql`ts_headline('english', replace(replace(replace(substr(${sql(column)}, ${start}, ${snippetWindow}),
     '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), (select query from q), ${headlineOptions})`;
 }
 
