@@ -227,8 +227,8 @@ function union(sql: Db, parts: Fragment[]) {
 /** A query word is looked for in this many first characters of a body; past them a snippet shows the start. */
 const snippetSource = 50_000;
 /** ts_headline is given this many characters, starting a little before the first place a query word may start. */
-const snippetWindow = 320;
-const snippetLead = 100;
+const snippetWindow = 240;
+const snippetLead = 80;
 const headlineOptions =
   'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 
