@@ -305,7 +305,7 @@ const cases: Case[] = [
   { q: 'firewall or wireguard', class: 'medium' },
   { q: 'running', class: 'medium' },
   { q: 'container', class: 'medium', kinds: ['pages'] },
-  { q: 'monitoring alert', class: 'medium', spaceIndex: 3 },
+  { q: 'storage', class: 'medium', spaceIndex: 3 },
   { q: 'backup', class: 'broad' },
   { q: 'storage -raid', class: 'broad' },
   { q: 'network', class: 'broad' },
