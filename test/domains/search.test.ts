@@ -670,6 +670,18 @@ t.test('the word being typed matches as the indexed words it starts, when they a
   const task = await make(ta, '/api/tasks', { project_id: project, title: 'Sweep' });
   await ta.asOwner({ method: 'PATCH', url: `/api/tasks/${task}`, payload: { title: 'Quernlike sweep' } });
   t.same(await lexemes('quernlik'), ['quernlik'], 'a renamed row adds its words');
+  const chat = await insertConversation(ta.sql, { space_id: null, title: 'Chat' });
+  await insertMessage(ta.sql, { conversation_id: chat.id, role: 'user', content: 'Quernchat works?' });
+  await insertSourceDoc(ta.sql, {
+    space_id: space.id,
+    url: null,
+    title: 'Querndoc',
+    content: '',
+    content_type: 'text/plain',
+    origin: 'upload',
+  });
+  t.same(await lexemes('querncha'), ['quernchat'], 'messages add their words');
+  t.same(await lexemes('querndo'), ['querndoc'], 'documents add their words');
   t.same(idsOf(await find(ta, 'q=quernl')), new Set([task]));
 
   const many = Array.from(
