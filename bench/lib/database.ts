@@ -10,6 +10,8 @@ import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../../lib/embedded-
 
 export interface ScratchDatabase {
   url: string;
+  /** The embedded cluster's superuser (checkpoints); absent with DATABASE_URL. */
+  adminUrl?: string;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function scratchDatabase(name: string): Promise<ScratchDatabase> {
   });
   return {
     url: cluster.url,
+    adminUrl: cluster.adminUrl,
     async close() {
       await stopEmbeddedPostgres({ dir: path.join(dir, 'pg'), runtimeDir, log: console.error });
       await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
-// Unified full-text search: every requested kind ranked together, in three statements (four in rare cases).
+// Unified full-text search: every requested kind ranked together, in three statements (four in rare cases), after
+// one that reads the forms of the word being typed (see matchQueries).
 //  1. Plan: the match query (web-search syntax, the last word also matched as a prefix), the rank query (the same
 //     without its excluded words: ts_rank scores every hit of `storage -raid` alike, as if "raid" were missing from
 //     a pair), the rank query's words, and for each kind with more than tierAbove rows the planner's estimate of
@@ -73,7 +74,7 @@ export interface SearchPage {
   counts: KindCount[];
 }
 
-/** Completions of the last word (see `queries`). */
+/** Completions of the last word (see `matchQueries`). */
 const completions = 8;
 
 /** The lexeme of a one-item tsquery's text ('word' or 'word':*). */
@@ -90,7 +91,7 @@ const lexemeOf = (item: string) => /^'(.*)'(?::\*)?$/s.exec(item)?.[1] ?? '';
 /** A lexeme as a one-item tsquery's text: quoted, its quotes doubled and its backslashes escaped. */
 const quoted = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** The match query and the rank query's source, as tsquery texts (the same without a prefix to expand). */
+/** The query and the match query of a search, as tsquery texts; both null when its last word is no prefix. */
 export interface Queries {
   query: string | null;
   match: string | null;
