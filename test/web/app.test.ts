@@ -139,6 +139,18 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   );
 });
 
+t.test('a link opened in a new tab leaves this screen as it is', async (t) => {
+  const before = page.url();
+  const [opened] = await Promise.all([
+    page.context().waitForEvent('page'),
+    page.getByRole('link', { name: 'Devices', exact: true }).click({ modifiers: ['ControlOrMeta'] }),
+  ]);
+  await opened.waitForLoadState('domcontentloaded');
+  t.equal(new URL(opened.url()).pathname, '/devices', 'the new tab opens the link');
+  t.equal(page.url(), before, 'this tab stays where it was');
+  await opened.close();
+});
+
 t.test('create a page and find it by searching', async (t) => {
   await visit('/knowledge', 'Knowledge');
   await page.getByLabel('New space').fill('Home lab');

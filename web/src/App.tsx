@@ -4,9 +4,10 @@ import { useSignal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { api, ok } from './client.ts';
+import { AppLink } from './components/AppLink.tsx';
 import { Icon, type IconName } from './components/Icon.tsx';
 import { SignIn } from './components/SignIn.tsx';
-import { failed, navigate, path, searchOpen, session, toasts } from './state.ts';
+import { failed, path, searchOpen, session, toasts } from './state.ts';
 
 type Loader = () => Promise<{ default: ComponentType }>;
 
@@ -93,17 +94,10 @@ function Shell() {
         <ul>
           {screens.map((item) => (
             <li key={item.path}>
-              <a
-                href={item.path}
-                aria-current={item === screen ? 'page' : undefined}
-                onClick={(event) => {
-                  event.preventDefault();
-                  navigate(item.path);
-                }}
-              >
+              <AppLink href={item.path} current={item === screen ? 'page' : undefined}>
                 <Icon name={item.icon} />
                 {item.label}
-              </a>
+              </AppLink>
             </li>
           ))}
         </ul>

@@ -3,6 +3,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, ok } from '../client.ts';
+import { AppLink } from '../components/AppLink.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { ago, markdown } from '../lib.ts';
 import { failed, navigate, path, toast } from '../state.ts';
@@ -69,16 +70,10 @@ function Tree({
             if (id && id !== node.id) onMove(id, node, place);
           }}
         >
-          <a
-            href={`/knowledge/page/${node.id}`}
-            onClick={(event) => {
-              event.preventDefault();
-              navigate(`/knowledge/page/${node.id}`);
-            }}
-          >
+          <AppLink href={`/knowledge/page/${node.id}`}>
             <Icon name="file" size={15} />
             {node.title}
-          </a>
+          </AppLink>
         </li>
       ))}
     </ul>
@@ -425,17 +420,13 @@ export default function Knowledge() {
           <ul class="list">
             {spaces.value.map((s) => (
               <li key={s.id}>
-                <a
+                <AppLink
                   href={`/knowledge/space/${s.id}`}
-                  aria-current={s.id === spaceId.value ? 'true' : undefined}
-                  onClick={(event) => {
-                    event.preventDefault();
-                    navigate(`/knowledge/space/${s.id}`);
-                  }}
+                  current={s.id === spaceId.value ? 'true' : undefined}
                 >
                   <Icon name="folder" size={15} />
                   {s.name}
-                </a>
+                </AppLink>
               </li>
             ))}
           </ul>
