@@ -10,6 +10,7 @@ export { errorBody };
 
 interface PostgresLikeError {
   code?: string;
+  message?: string;
   constraint_name?: string;
   table_name?: string;
   detail?: string;
@@ -48,25 +49,58 @@ function rowName(table: string | undefined): string {
   return table.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
 }
 
-/** `Key (name)=(Home) already exists.` → `a space named "Home" already exists`, never the constraint's name. */
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `agent` → `an agent`, `space` → `a space`. */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
+/**
+ * `Key (name)=(Home) already exists.` → `a space named "Home" already exists`, never the constraint's name. A key on
+ * an expression (`lower(name)`) names its column and says the comparison ignores case.
+ */
 function duplicateMessage(error: PostgresLikeError): string {
   const row = rowName(error.table_name);
   const match = /^Key \((.+?)\)=\((.*)\) already exists\.?$/s.exec(error.detail ?? '');
-  if (!match) return `such a ${row} already exists`;
+  if (!match) return `such ${withArticle(row)} already exists`;
   const [, columns, values] = match;
   const names = columns.split(', ');
   const parts = values.split(', ');
-  // Composite keys (space_id, url) name only what a person recognises: the text columns, not the ids.
+  // A value holding ", " splits wrongly: then nothing is named rather than the wrong thing.
+  if (parts.length !== names.length) return `such ${withArticle(row)} already exists`;
+  let ignoringCase = false;
+  // Composite keys (space_id, url) name only what a person recognises: the text, not the ids.
   const shown = names
-    .map((column, i) => ({ column, value: parts[i] }))
-    .filter(({ column }) => !column.endsWith('_id') && column !== 'id');
-  if (shown.length === 0) return `such a ${row} already exists`;
+    .map((key, i) => {
+      const lowered = /^lower\((\w+)\)$/.exec(key);
+      if (lowered) ignoringCase = true;
+      return { column: lowered ? lowered[1] : key, value: parts[i] };
+    })
+    .filter(({ column, value }) => /^\w+$/.test(column) && column !== 'id' && !uuid.test(value));
+  if (shown.length === 0) return `such ${withArticle(row)} already exists`;
   const said = shown
     .map(({ column, value }) =>
       column === 'name' ? `named "${value}"` : `with ${column.replace(/_/g, ' ')} "${value}"`,
     )
     .join(' and ');
-  return `a ${row} ${said} already exists${names.length > shown.length ? ' here' : ''}`;
+  const here = names.length > shown.length ? ' here' : '';
+  return `${withArticle(row)} ${said} already exists${here}${ignoringCase ? ' (ignoring case)' : ''}`;
+}
+
+/**
+ * A reference that does not hold, said of the row the client acted on: a delete refused because other rows still
+ * refer to it (`update or delete on table "spaces" ... on table "agents"` → `the space is still used by an agent`),
+ * or a write referring to a row that does not exist (`the agent refers to a space that does not exist`).
+ */
+function referenceMessage(error: PostgresLikeError): string {
+  const deleted = /^update or delete on table "(\w+)"/.exec(error.message ?? '');
+  if (deleted) {
+    const referrer = /from table "(\w+)"/.exec(error.detail ?? '')?.[1] ?? error.table_name;
+    return `the ${rowName(deleted[1])} is still used by ${withArticle(rowName(referrer))}`;
+  }
+  const missing = /is not present in table "(\w+)"/.exec(error.detail ?? '')?.[1];
+  return `the ${rowName(error.table_name)} refers to ${withArticle(rowName(missing))} that does not exist`;
 }
 
 /** Maps PostgreSQL and driver errors to HTTP; returns null for anything else. */
@@ -75,18 +109,10 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
   if (code === '23505')
     return { statusCode: 409, code: 'UNIQUE_VIOLATION', message: duplicateMessage(error) };
   if (code === '23503') {
-    return {
-      statusCode: 409,
-      code: 'FOREIGN_KEY_VIOLATION',
-      message: `the ${rowName(error.table_name)} refers to a missing record, or is still referred to by another`,
-    };
+    return { statusCode: 409, code: 'FOREIGN_KEY_VIOLATION', message: referenceMessage(error) };
   }
   if (code === '23001') {
-    return {
-      statusCode: 409,
-      code: 'RESTRICT_VIOLATION',
-      message: `the ${rowName(error.table_name)} is still in use`,
-    };
+    return { statusCode: 409, code: 'RESTRICT_VIOLATION', message: referenceMessage(error) };
   }
   if (code === '22P02')
     return {
@@ -98,7 +124,7 @@ export function mapDatabaseError(error: PostgresLikeError): MappedError | null {
     return {
       statusCode: 400,
       code: 'CHECK_VIOLATION',
-      message: `a ${rowName(error.table_name)} value is not allowed`,
+      message: `${withArticle(rowName(error.table_name))} value is not allowed`,
     };
   if (code === '23502')
     return {
