@@ -28,7 +28,7 @@ import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
 import search from './domains/search/index.ts';
-import sessions from './domains/sessions/index.ts';
+import sessions, { failureCounter } from './domains/sessions/index.ts';
 import { findSession } from './domains/sessions/store.ts';
 import settings from './domains/settings/index.ts';
 import { readSetting } from './domains/settings/registry.ts';
@@ -44,6 +44,7 @@ import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { CardBus } from './lib/card-bus.ts';
 import { isDate, isDateTime } from './lib/input.ts';
+import { ownerTokenDigest } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
@@ -101,15 +102,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errors);
   await app.register(input);
   await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
+  // Sessions are bound to the owner token they were made with: a new OWNER_TOKEN ends the older ones.
+  const ownerDigest = ownerTokenDigest(deps.ownerToken);
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
-    findSession: (hash) => findSession(deps.sql, hash),
+    findSession: (hash) => findSession(deps.sql, hash, ownerDigest),
     ownerToken: deps.ownerToken,
     // The JWT and key-set libraries are loaded only when an access proxy is configured (README, "Resources").
     access: deps.config.access
       ? (await import('./lib/access-jwt.ts')).createAccessVerifier(deps.config.access)
       : null,
     agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
+    failures: failureCounter(deps.sql, deps.config.authFailureLimit),
   });
   await app.register(openapi, { version });
   await app.register(jobs, {
@@ -147,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(speedtest);
       await api.register(voice);
       await api.register(icons);
-      await api.register(sessions, { ownerToken: deps.ownerToken });
+      await api.register(sessions, { ownerToken: deps.ownerToken, ownerDigest });
       await api.register(devices);
       await api.register(health);
       await api.register(metrics);

@@ -41,6 +41,8 @@ export interface Config {
   workerMode: WorkerMode;
   workerConcurrency: number;
   agentRateLimitPerMinute: number;
+  /** Failed sign-ins and wrong bearer tokens one client address may send in 10 minutes before it gets 429. */
+  authFailureLimit: number;
   logLevel: string;
   allowPrivateFetch: boolean;
   webhookSecret: string | null;
@@ -582,6 +584,7 @@ export function loadConfig(env: Env = environment()): Config {
     workerMode: oneOf(env, 'WORKER_MODE', ['in-process', 'separate'] as const, 'in-process'),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 64),
     agentRateLimitPerMinute: integer(env, 'AGENT_RATE_LIMIT', 120, 1, 100_000),
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
     logLevel: oneOf(
       env,
       'LOG_LEVEL',

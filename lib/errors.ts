@@ -62,6 +62,11 @@ const catalogue = {
   NOT_OWN_PROFILE: entry(403, () => 'an agent may read only its own profile'),
   SIGNATURE_INVALID: entry(401, detail),
   ORIGIN_REFUSED: entry(403, detail),
+  TOO_MANY_FAILURES: entry(
+    429,
+    (seconds: number) =>
+      `too many failed sign-ins or wrong tokens from this address; try again in ${seconds} s`,
+  ),
 
   // Database states a client can act on.
   UNIQUE_VIOLATION: entry(409, detail),
@@ -146,6 +151,7 @@ const catalogue = {
   ICON_SET_FETCH_FAILED: entry(502, detail),
   // Browser sessions and the web app.
   OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
+  SESSION_NOT_FOUND: notFound('session'),
   WEB_APP_NOT_BUILT: entry(503, () => 'the web app is not built yet (npm run build:web)'),
   // Devices and services.
   DEVICE_NOT_FOUND: notFound('device'),

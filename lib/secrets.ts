@@ -1,5 +1,5 @@
 // Token handling shared by the owner token, agent tokens and the webhook signature.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /** Constant-time comparison; a length mismatch returns false instead of throwing. */
 export function constantTimeEqual(a: string | Buffer, b: string | Buffer): boolean {
@@ -22,4 +22,13 @@ export function hashToken(token: string): Buffer {
 /** HMAC-SHA256 of `body` with `secret`, lower-case hex (the webhook signature's form). */
 export function hmacSha256Hex(secret: string, body: Buffer | string): string {
   return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/**
+ * A slow digest of the owner token (scrypt, computed once at start): what a browser session keeps to know which
+ * owner token it was made with. The owner may choose a token a person can type, so a copy of the database must not
+ * make guessing it fast.
+ */
+export function ownerTokenDigest(token: string): Buffer {
+  return scryptSync(token, 'ops-hub browser sessions: owner token', 32);
 }

@@ -1,13 +1,16 @@
-// Who is calling, and may they. Every request gets a principal: the owner (bearer token or access-proxy JWT), an
-// agent (its own bearer token) or nobody. Access is declared per context, never per route (DESIGN.md section 5):
-// a domain registers routes inside `ownerOnly(...)` or `publicAccess(...)`, and everything else is agent-or-owner.
-// One hook enforces it, and the tier of an agent holds for every write it sends.
+// Who is calling, and may they. Every request gets a principal: the owner (bearer token, browser session or
+// access-proxy JWT), an agent (its own bearer token) or nobody. Access is declared per context, never per route
+// (DESIGN.md section 5): a route is owner-only unless it is registered inside `agentAccess(...)` or
+// `publicAccess(...)`, and each of those routes is also named in the committed list of its context, so opening a
+// route is always a visible change to this file. One hook enforces it, and the tier of an agent holds for every write
+// it sends. Guessing is throttled: failed sign-ins and wrong bearer tokens are counted per client address.
 
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyPluginOptions, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import ipaddr from 'ipaddr.js';
 import type { AccessVerifier } from '../lib/access-jwt.ts';
 import { hubError } from '../lib/errors.ts';
 import { constantTimeEqual, hashToken } from '../lib/secrets.ts';
@@ -49,6 +52,89 @@ export const publicRoutes: readonly string[] = [
   'GET /api/metrics',
 ];
 
+/**
+ * The routes agents may call (the owner may too): the one list, held to the route table by a test and listed in
+ * README ("Access"). A route only opens to agents by being registered in `agentAccess(...)` and named here;
+ * registering it in that context without naming it fails at start. Everything else is the owner's.
+ */
+export const agentRoutes: readonly string[] = [
+  // Knowledge: spaces, pages, projects, tasks, refs, source documents, resources (scope and tier hold).
+  'GET /api/spaces',
+  'GET /api/spaces/:id',
+  'GET /api/spaces/:id/pages',
+  'GET /api/pages',
+  'POST /api/pages',
+  'GET /api/pages/:id',
+  'PATCH /api/pages/:id',
+  'DELETE /api/pages/:id',
+  'GET /api/projects',
+  'POST /api/projects',
+  'GET /api/projects/:id',
+  'PATCH /api/projects/:id',
+  'DELETE /api/projects/:id',
+  'GET /api/projects/:id/links',
+  'GET /api/projects/:id/refs',
+  'POST /api/projects/:id/refs',
+  'DELETE /api/projects/:id/refs/:refId',
+  'POST /api/projects/:id/research',
+  'GET /api/tasks',
+  'POST /api/tasks',
+  'GET /api/tasks/:id',
+  'PATCH /api/tasks/:id',
+  'DELETE /api/tasks/:id',
+  'GET /api/refs',
+  'POST /api/refs',
+  'POST /api/refs/upsert',
+  'GET /api/refs/:id',
+  'PATCH /api/refs/:id',
+  'DELETE /api/refs/:id',
+  'GET /api/source-docs',
+  'POST /api/source-docs',
+  'GET /api/source-docs/:id',
+  'PATCH /api/source-docs/:id',
+  'DELETE /api/source-docs/:id',
+  'GET /api/resources',
+  'POST /api/resources',
+  'GET /api/resources/:id',
+  'PATCH /api/resources/:id',
+  'DELETE /api/resources/:id',
+  'GET /api/resources/:id/dependencies',
+  'GET /api/network-hosts',
+  'GET /api/network-hosts/:id',
+  'GET /api/search',
+  // Capture.
+  'POST /api/capture',
+  'POST /api/capture/upload',
+  // The tool protocol, and an agent's own profile.
+  'POST /api/mcp',
+  'GET /api/mcp',
+  'DELETE /api/mcp',
+  'GET /api/agents/:id/profile',
+  // Reads of the home lab: devices, health, dashboard cards.
+  'GET /api/devices',
+  'GET /api/devices/:mac',
+  'GET /api/devices/discovered',
+  'GET /api/health/services',
+  'GET /api/health/services/:id',
+  'GET /api/health/services/:id/history',
+  'GET /api/health/events',
+  'GET /api/health/discovered',
+  'GET /api/weather',
+  'GET /api/host',
+  'GET /api/cluster',
+  'GET /api/storage',
+  'GET /api/backups',
+  'GET /api/shlink/version',
+  'GET /api/shlink/recent',
+  'GET /api/speedtest/latest',
+  'GET /api/speedtest/history',
+  'GET /api/speedtest/history.csv',
+  'GET /api/ai-usage',
+  // Proposals: usage records, and actions that wait for the owner's approval.
+  'POST /api/ai-usage/records',
+  'POST /api/actions/run',
+];
+
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */
 export interface TokenOwner {
   token_id: string;
@@ -57,19 +143,40 @@ export interface TokenOwner {
   name: string;
   tier: Tier;
   space_id: string | null;
+  /** The conversation a turn token was minted for (null for every other token). */
+  conversation_id: string | null;
 }
 export type FindTokenOwner = (hash: Buffer) => Promise<TokenOwner | undefined>;
 
-/** The browser session behind a cookie secret's hash, if it is live. */
-export type FindSession = (hash: Buffer) => Promise<{ expires_at: Date } | undefined>;
+/** The live browser session behind a cookie secret's hash, made with the current owner token, if any. */
+export type FindSession = (hash: Buffer) => Promise<{ id: string; expires_at: Date } | undefined>;
+
+/**
+ * Failed sign-ins and wrong bearer tokens, counted per client address where every process sees them (the
+ * database). `check` says how many seconds the address must still wait (0: it may try), and whether this is the
+ * first refusal of its window (the one that is logged).
+ */
+export interface FailureCounter {
+  check(address: string): Promise<{ retryAfter: number; firstRefusal: boolean }>;
+  fail(address: string): Promise<void>;
+}
 
 /** The cookie that carries a browser session's secret. */
 export const sessionCookie = 'hub_session';
 
 export type Principal =
   | { kind: 'owner'; via: 'token' | 'access'; email?: string }
-  | { kind: 'owner'; via: 'session'; expiresAt: Date }
-  | { kind: 'agent'; agentId: string; name: string; tier: Tier; spaceId: string | null; tokenId: string };
+  | { kind: 'owner'; via: 'session'; sessionId: string; expiresAt: Date }
+  | {
+      kind: 'agent';
+      agentId: string;
+      name: string;
+      tier: Tier;
+      spaceId: string | null;
+      tokenId: string;
+      /** The conversation this agent's turn belongs to (a turn token), else null. */
+      conversationId: string | null;
+    };
 
 /** One method and path of the route table, and who may call it. */
 export interface RouteAccess {
@@ -88,6 +195,7 @@ export interface AuthOptions {
   ownerToken: string;
   access: AccessVerifier | null;
   agentRateLimitPerMinute: number;
+  failures: FailureCounter;
 }
 
 declare module 'fastify' {
@@ -101,10 +209,12 @@ declare module 'fastify' {
     routeAccess(): RouteAccess[];
   }
   interface FastifyContextConfig {
-    /** Set by the access context the route is registered in; absent means agent-or-owner. */
+    /** Set by the access context the route is registered in; absent means owner-only. */
     access?: AccessLevel;
     /** A POST that only reads (the tool protocol, searches): read-tier agents may send it. */
     readOnly?: boolean;
+    /** The route checks a secret itself (sign-in): its 401s count as failures of the caller's address. */
+    signIn?: boolean;
   }
 }
 
@@ -123,15 +233,28 @@ function routeKey(method: string, url: string): string {
   return `${method === 'HEAD' ? 'GET' : method} ${url}`;
 }
 
+/** The committed list each open context is held to; owner-only routes need none. */
+const declared: Record<
+  Exclude<AccessLevel, 'owner'>,
+  { list: readonly string[]; name: string; context: string }
+> = {
+  public: { list: publicRoutes, name: 'publicRoutes', context: 'publicAccess' },
+  agentOrOwner: { list: agentRoutes, name: 'agentRoutes', context: 'agentAccess' },
+};
+
 /** Registers `routes` in a context whose every route has `level`. */
-function withAccess(level: AccessLevel, routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+function withAccess<Options extends FastifyPluginOptions>(
+  level: AccessLevel,
+  routes: FastifyPluginAsyncTypebox<Options>,
+): FastifyPluginAsyncTypebox<Options> {
   return async (app, options) => {
     app.addHook('onRoute', (route: RouteOptions) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      if (level === 'public') {
-        const missing = methods.filter((method) => !publicRoutes.includes(routeKey(method, route.url)));
+      if (level !== 'owner') {
+        const { list, name, context } = declared[level];
+        const missing = methods.filter((method) => !list.includes(routeKey(method, route.url)));
         if (missing.length > 0) {
-          throw new Error(`${missing[0]} ${route.url} is registered as public but is not in publicRoutes`);
+          throw new Error(`${missing[0]} ${route.url} is registered in ${context} but is not in ${name}`);
         }
       }
       route.config = { ...route.config, access: level };
@@ -140,18 +263,44 @@ function withAccess(level: AccessLevel, routes: FastifyPluginAsyncTypebox): Fast
   };
 }
 
-/** Routes only the owner may call: an agent gets 403 OWNER_ONLY, nobody 401. */
-export function ownerOnly(routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+/** Routes only the owner may call: an agent gets 403 OWNER_ONLY, nobody 401. The default; this says it out loud. */
+export function ownerOnly<Options extends FastifyPluginOptions>(
+  routes: FastifyPluginAsyncTypebox<Options>,
+): FastifyPluginAsyncTypebox<Options> {
   return withAccess('owner', routes);
 }
 
+/**
+ * Routes agents may call too (each must be in agentRoutes): any valid agent token, its space scope, tier and rate
+ * limit holding; the owner as everywhere.
+ */
+export function agentAccess<Options extends FastifyPluginOptions>(
+  routes: FastifyPluginAsyncTypebox<Options>,
+): FastifyPluginAsyncTypebox<Options> {
+  return withAccess('agentOrOwner', routes);
+}
+
 /** Routes anyone may call (each must be in publicRoutes); the principal is still identified when credentials come. */
-export function publicAccess(routes: FastifyPluginAsyncTypebox): FastifyPluginAsyncTypebox {
+export function publicAccess<Options extends FastifyPluginOptions>(
+  routes: FastifyPluginAsyncTypebox<Options>,
+): FastifyPluginAsyncTypebox<Options> {
   return withAccess('public', routes);
 }
 
 function unauthorized(request: FastifyRequest): Error {
   return hubError('UNAUTHORIZED', request.badCredentials ? 'invalid credentials' : 'authentication required');
+}
+
+/**
+ * What failures are counted against: the client's address as TRUST_PROXY lets Fastify read it. An IPv6 client owns
+ * its whole /64 (a host picks any address in it), so the /64 is counted; IPv4-mapped addresses count as IPv4.
+ */
+export function failureKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const prefix = address.toByteArray().slice(0, 8);
+  return `${ipaddr.fromByteArray([...prefix, 0, 0, 0, 0, 0, 0, 0, 0]).toString()}/64`;
 }
 
 /**
@@ -171,11 +320,11 @@ async function checkOrigin(request: FastifyRequest): Promise<void> {
   }
 }
 
-/** The one access check, run for every matched route. */
+/** The one access check, run for every matched route. A route registered in no context is the owner's. */
 async function enforceAccess(request: FastifyRequest): Promise<void> {
   if (request.is404) return;
   const config = request.routeOptions.config;
-  const level = config.access ?? 'agentOrOwner';
+  const level = config.access ?? 'owner';
   if (level === 'public') return;
   const principal = request.principal;
   if (!principal) throw unauthorized(request);
@@ -194,6 +343,30 @@ export default fp<AuthOptions>(
     app.addHook('onClose', async () => {
       await options.access?.close();
     });
+    const { failures } = options;
+
+    /**
+     * A request that tries a secret (any Authorization header, a sign-in) from an address past its failure limit is
+     * refused before the secret is looked at, so a right guess reads the same as a wrong one. The refusal is logged
+     * once per address and window (never with what was tried); the rest of that address's refused requests are not.
+     */
+    async function throttle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const tries =
+        request.headers.authorization !== undefined || request.routeOptions.config.signIn === true;
+      if (!tries || request.is404) return;
+      const address = failureKey(request.ip);
+      const { retryAfter, firstRefusal } = await failures.check(address);
+      if (retryAfter === 0) return;
+      if (firstRefusal) {
+        request.log.warn(
+          { address, retry_after_s: retryAfter },
+          'too many failed sign-ins or wrong tokens from this address: refused until the window ends',
+        );
+      }
+      request.log.level = 'silent';
+      reply.header('retry-after', String(retryAfter));
+      throw hubError('TOO_MANY_FAILURES', retryAfter);
+    }
 
     async function identify(request: FastifyRequest): Promise<void> {
       const token = bearer(request);
@@ -222,6 +395,7 @@ export default fp<AuthOptions>(
             tier: owner.tier,
             spaceId: owner.space_id,
             tokenId: owner.token_id,
+            conversationId: owner.conversation_id,
           };
           return;
         }
@@ -230,11 +404,20 @@ export default fp<AuthOptions>(
       if (token === undefined && secret && options.findSession) {
         const session = await options.findSession(hashToken(secret));
         if (session) {
-          request.principal = { kind: 'owner', via: 'session', expiresAt: session.expires_at };
+          request.principal = {
+            kind: 'owner',
+            via: 'session',
+            sessionId: session.id,
+            expiresAt: session.expires_at,
+          };
           return;
         }
       }
       request.badCredentials = token !== undefined || hasAssertion;
+      // A wrong bearer token is a guess (an access-proxy assertion is checked by its signature, not guessed).
+      if (request.headers.authorization !== undefined && !request.is404) {
+        await failures.fail(failureKey(request.ip));
+      }
     }
 
     await app.register(cookie);
@@ -249,15 +432,22 @@ export default fp<AuthOptions>(
         methods.map((method) => ({
           method,
           url,
-          access: route.config?.access ?? 'agentOrOwner',
+          access: route.config?.access ?? 'owner',
           readOnly: route.config?.readOnly === true,
         })),
       ),
     );
 
+    app.addHook('onRequest', throttle);
     app.addHook('onRequest', identify);
     app.addHook('onRequest', checkOrigin);
     app.addHook('onRequest', enforceAccess);
+    // A sign-in refused for its secret counts like a wrong bearer token.
+    app.addHook('onSend', async (request, reply) => {
+      if (request.routeOptions.config.signIn === true && reply.statusCode === 401) {
+        await failures.fail(failureKey(request.ip));
+      }
+    });
 
     // Per-agent limit; the owner and anonymous callers are not counted here. Counted before the body is parsed
     // and validated, so an agent's malformed requests use up its budget too.

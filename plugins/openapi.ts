@@ -48,7 +48,7 @@ const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * is read, and 503 everywhere (the database down, the service shutting down).
  */
 function impliedStatuses(route: RouteOptions): number[] {
-  const access = route.config?.access ?? 'agentOrOwner';
+  const access = route.config?.access ?? 'owner';
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const writes = methods.some((method) => writeMethods.has(method));
   const statuses = [400, 503];

@@ -1,15 +1,20 @@
 // Access, derived from the app's own route table (app.routeAccess(), filled as routes register), never from a list
 // kept here: a route another domain adds later is held to the same rules without touching this file.
-//   - the routes registered public are exactly `publicRoutes`;
+//   - the routes registered public are exactly `publicRoutes`, those open to agents exactly `agentRoutes` (and the
+//     README lists the latter), so opening a route is always a change to a committed list;
 //   - every other route answers 401 UNAUTHORIZED without credentials and with a wrong token;
 //   - every owner-only route answers 403 OWNER_ONLY to an agent of each tier;
 //   - every write open to agents (not GET, not readOnly) answers 403 TIER_CANNOT_WRITE to a read-tier agent.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import t from 'tap';
-import { publicRoutes, type RouteAccess } from '../plugins/auth.ts';
+import { agentRoutes, publicRoutes, type RouteAccess } from '../plugins/auth.ts';
 import { createAgent, type TestApp, testApp } from './helpers/app.ts';
+import { repoRoot } from './helpers/process.ts';
 import { fillPath } from './helpers/routes.ts';
 
-const ta = await testApp(t, { env: { AGENT_RATE_LIMIT: '100000' } });
+// Every route is sent wrong tokens here: the per-address failure limit would answer 429 after the tenth.
+const ta = await testApp(t, { env: { AGENT_RATE_LIMIT: '100000', AUTH_FAILURE_LIMIT: '1000000' } });
 const table = ta.app.routeAccess();
 // Fastify registers the trailing-slash twin of a prefix's root route ('/api/docs/') without calling onRoute; the
 // router knows it, with the options (and so the access) of the route it copies.
@@ -43,6 +48,27 @@ t.test('the table holds every domain and each route once per method', async (t) 
 t.test('the routes registered public are exactly publicRoutes', async (t) => {
   const registered = routes.filter((route) => route.access === 'public').map(key);
   t.same([...registered].sort(), [...publicRoutes].sort());
+});
+
+t.test(
+  "the routes registered open to agents are exactly agentRoutes; every other route is the owner's",
+  async (t) => {
+    const registered = routes.filter((route) => route.access === 'agentOrOwner').map(key);
+    t.same([...registered].sort(), [...agentRoutes].sort());
+    t.equal(new Set(agentRoutes).size, agentRoutes.length, 'no route is listed twice');
+    const others = routes.filter((route) => route.access !== 'public' && route.access !== 'agentOrOwner');
+    t.same(new Set(others.map((route) => route.access)), new Set(['owner']), 'the rest are owner-only');
+  },
+);
+
+t.test('README lists exactly the routes open to agents', async (t) => {
+  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = /<!-- agent routes -->\n([\s\S]*?)<!-- \/agent routes -->/.exec(readme)?.[1] ?? '';
+  const listed = [...section.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`]*)`/g)].map(
+    ([, method, url]) => `${method} ${url}`,
+  );
+  t.ok(listed.length > 0, 'README has the list between its markers');
+  t.same([...listed].sort(), [...agentRoutes].sort());
 });
 
 t.test(

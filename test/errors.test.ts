@@ -37,7 +37,7 @@ const reserved: Partial<Record<ErrorCode, string>> = {
     'database state: text PostgreSQL would refuse is stopped at the boundary first (INVALID_TEXT)',
   INVALID_DATETIME: 'database state: dates a Date cannot hold are stopped by the date formats first',
   FOREIGN_KEY_VIOLATION: 'database state: references are looked up before they are written',
-  RESTRICT_VIOLATION: 'database state: no restricting reference today',
+  CONFLICT: 'the generic code of a 409 naming no code; every 409 sent today names one',
   CONCURRENT_UPDATE:
     'database state: a serialization failure or deadlock (mapping in test/plugins/db.test.ts)',
   STATEMENT_TIMEOUT: 'database state: a query over statement_timeout (mapping in test/plugins/db.test.ts)',
@@ -66,7 +66,6 @@ async function created(url: string, payload: Record<string, unknown>): Promise<{
 const homePage = await created('/api/pages', { space_id: home.id, title: 'home page' });
 const workPage = await created('/api/pages', { space_id: work.id, title: 'work page' });
 const project = await created('/api/projects', { space_id: home.id, name: 'project' });
-await created('/api/refs/upsert', { space_id: work.id, source: 'web', external_id: 'taken' });
 const app = await created('/api/resources', { space_id: home.id, name: 'app' });
 const db = await created('/api/resources', { space_id: home.id, name: 'db' });
 await created(`/api/resources/${app.id}/dependencies`, { depends_on_id: db.id });
@@ -101,12 +100,19 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   UNAUTHORIZED: () => ta.anon({ method: 'GET', url: '/api/spaces' }),
   NOT_FOUND: () => ta.asOwner({ method: 'GET', url: '/api/nowhere' }),
   METHOD_NOT_ALLOWED: () => ta.asOwner({ method: 'GET', url: '/api/mcp' }),
-  CONFLICT: () =>
-    ta.asAgent(agents.scopedOwner.token, {
-      method: 'POST',
-      url: '/api/refs/upsert',
-      payload: { source: 'web', external_id: 'taken' },
-    }),
+  RESTRICT_VIOLATION: async () => {
+    // An empty space an agent is held to: deleting it would widen the agent's reach.
+    const held = await createSpace(ta, 'Held');
+    await createAgent(ta, { space_id: held.id });
+    return ta.asOwner({ method: 'DELETE', url: `/api/spaces/${held.id}` });
+  },
+  TOO_MANY_FAILURES: async () => {
+    // From an address of its own: the rest of this file comes from the default one.
+    const guess = { method: 'GET', url: '/api/spaces', remoteAddress: '198.51.100.7' } as const;
+    for (let i = 0; i < 10; i++) await ta.asAgent(`hub_agent_guess${i}`, guess);
+    return ta.asAgent('hub_agent_guess', guess);
+  },
+  SESSION_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/sessions/${absentId}` }),
   PAYLOAD_TOO_LARGE: () =>
     ta.asOwner({ method: 'POST', url: '/api/spaces', payload: { name: 'x'.repeat(3 * 1024 * 1024) } }),
   UNSUPPORTED_MEDIA_TYPE: () =>

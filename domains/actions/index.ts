@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
-import { ownerOnly, type Principal } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { actionTasks } from '../../worker/catalogue.ts';
 import { approveAction, rejectAction, runAction } from './actions.ts';
 import { ActionProposed, ActionStarted, PendingAction, RejectBody, RunAction } from './schema.ts';
@@ -18,25 +18,29 @@ const tags = ['actions'];
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(PendingAction);
 
-  app.post(
-    '/actions/run',
-    {
-      schema: {
-        tags,
-        summary: 'Run an action',
-        description:
-          `Actions: ${actionTasks.join(', ')}; params are the task's payload. The owner's run is enqueued at ` +
-          'once; an agent’s becomes a pending action for the owner to approve.',
-        body: RunAction,
-        response: { 202: Type.Union([ActionStarted, ActionProposed]), ...errors(400, 401, 403, 429) },
-      },
-    },
-    async (request, reply) => {
-      const outcome = await runAction(app.sql, request.principal as Principal, request.body);
-      if (outcome.started)
-        return reply.status(202).send({ job_id: outcome.job_id, task: outcome.task, status: 'queued' });
-      return reply.status(202).send({ action_id: outcome.action.id, status: 'pending' });
-    },
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.post(
+        '/actions/run',
+        {
+          schema: {
+            tags,
+            summary: 'Run an action',
+            description:
+              `Actions: ${actionTasks.join(', ')}; params are the task's payload. The owner's run is enqueued at ` +
+              'once; an agent’s becomes a pending action for the owner to approve.',
+            body: RunAction,
+            response: { 202: Type.Union([ActionStarted, ActionProposed]), ...errors(400, 401, 403, 429) },
+          },
+        },
+        async (request, reply) => {
+          const outcome = await runAction(app.sql, request.principal as Principal, request.body);
+          if (outcome.started)
+            return reply.status(202).send({ job_id: outcome.job_id, task: outcome.task, status: 'queued' });
+          return reply.status(202).send({ action_id: outcome.action.id, status: 'pending' });
+        },
+      );
+    }),
   );
 
   await app.register(

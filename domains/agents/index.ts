@@ -15,7 +15,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
-import { agentTokenPrefix, ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, agentTokenPrefix, ownerOnly } from '../../plugins/auth.ts';
 import {
   Agent,
   AgentInput,
@@ -44,25 +44,29 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(AgentToken);
   const tags = ['agents'];
 
-  app.get(
-    '/agents/:id/profile',
-    {
-      schema: {
-        tags,
-        summary: 'Persona and capabilities of an agent',
-        params: IdParams,
-        response: { 200: AgentProfile, ...errors(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const principal = request.principal;
-      if (principal?.kind === 'agent' && principal.agentId !== request.params.id) {
-        throw hubError('NOT_OWN_PROFILE');
-      }
-      const agent = await findAgent(app.sql, request.params.id);
-      if (!agent) throw hubError('AGENT_NOT_FOUND');
-      return agent;
-    },
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/agents/:id/profile',
+        {
+          schema: {
+            tags,
+            summary: 'Persona and capabilities of an agent',
+            params: IdParams,
+            response: { 200: AgentProfile, ...errors(401, 403, 404) },
+          },
+        },
+        async (request) => {
+          const principal = request.principal;
+          if (principal?.kind === 'agent' && principal.agentId !== request.params.id) {
+            throw hubError('NOT_OWN_PROFILE');
+          }
+          const agent = await findAgent(app.sql, request.params.id);
+          if (!agent) throw hubError('AGENT_NOT_FOUND');
+          return agent;
+        },
+      );
+    }),
   );
 
   await app.register(

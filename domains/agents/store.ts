@@ -66,11 +66,21 @@ export async function insertAgent(sql: Db, input: AgentInput): Promise<AgentRow>
   return row;
 }
 
+/**
+ * Changes an agent. Disabling it revokes every token it has, in the same statement: re-enabling it later brings none
+ * of them back (the owner mints new ones).
+ */
 export async function updateAgent(sql: Db, id: string, patch: AgentPatch): Promise<AgentRow | undefined> {
   const fields = defined(patch);
   if (Object.keys(fields).length === 0) return findAgent(sql, id);
   const [row] = await sql<AgentRow[]>`
-    update agents set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(agentColumns)}`;
+    with updated as (
+      update agents set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(agentColumns)}
+    ), revoked as (
+      update agent_tokens set revoked_at = now()
+      where agent_id = ${id} and revoked_at is null and (select status from updated) = 'disabled'
+    )
+    select ${sql(agentColumns)} from updated`;
   return row;
 }
 
@@ -102,12 +112,14 @@ export async function insertToken(
     expires_at: Date | null;
     /** Narrows the agent's scope to one space (a turn token). */
     space_id?: string | null;
+    /** The conversation a turn token belongs to: the only messages its agent may find. */
+    conversation_id?: string | null;
   },
 ): Promise<TokenRow> {
   const [row] = await sql<TokenRow[]>`
-    insert into agent_tokens (agent_id, label, token_hash, token_prefix, expires_at, space_id)
+    insert into agent_tokens (agent_id, label, token_hash, token_prefix, expires_at, space_id, conversation_id)
     values (${token.agent_id}, ${token.label}, ${token.hash}, ${token.prefix}, ${token.expires_at},
-      ${token.space_id ?? null})
+      ${token.space_id ?? null}, ${token.conversation_id ?? null})
     returning ${sql(tokenColumns)}`;
   return row;
 }
@@ -147,7 +159,7 @@ export async function revokeToken(sql: Db, id: string): Promise<TokenRow | undef
 export async function findTokenOwner(sql: Db, hash: Buffer): Promise<TokenOwner | undefined> {
   const [row] = await sql<TokenOwner[]>`
     select t.id as token_id, t.token_hash, a.id as agent_id, a.name, a.tier,
-      coalesce(t.space_id, a.space_id) as space_id
+      coalesce(t.space_id, a.space_id) as space_id, t.conversation_id
     from agent_tokens t join agents a on a.id = t.agent_id
     where t.token_hash = ${hash} and t.revoked_at is null
       and (t.expires_at is null or t.expires_at > now()) and a.status = 'active'`;

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { UsageRecord, UsageRecordInput, UsageSummary, UsageSummaryQuery } from './schema.ts';
 import { insertUsage, localModels, perModel, totals } from './store.ts';
@@ -79,4 +80,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default agentAccess(plugin);

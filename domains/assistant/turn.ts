@@ -119,7 +119,11 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
       content: body.message,
       metadata: body.view ? { view: body.view } : {},
     });
-    const turnToken = await mintTurnToken(sql, target.agent.id, target.spaceId, config.timeoutMs + 60_000);
+    const turnToken = await mintTurnToken(
+      sql,
+      { agentId: target.agent.id, spaceId: target.spaceId, conversationId: conversation.id },
+      config.timeoutMs + 60_000,
+    );
     tokenId = turnToken.id;
 
     const stream = openEventStream(reply);

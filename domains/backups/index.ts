@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { cronProblem } from '../../worker/cron.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { readSetting } from '../settings/registry.ts';
@@ -51,19 +51,23 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
 
   app.cards.addSource({ type: 'backups', intervalMs: 60_000, read: summary });
 
-  app.get(
-    '/backups',
-    {
-      schema: {
-        tags,
-        summary: 'Backups card: the last run, the target and whether backups are stale',
-        description:
-          "stale is true when no successful run finished since the schedule's last expected run plus 6 hours " +
-          '(backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours).',
-        response: { 200: BackupSummary, ...errors(401) },
-      },
-    },
-    summary,
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/backups',
+        {
+          schema: {
+            tags,
+            summary: 'Backups card: the last run, the target and whether backups are stale',
+            description:
+              "stale is true when no successful run finished since the schedule's last expected run plus 6 hours " +
+              '(backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours).',
+            response: { 200: BackupSummary, ...errors(401) },
+          },
+        },
+        summary,
+      );
+    }),
   );
 
   await app.register(

@@ -1,5 +1,6 @@
 // A capture: record the URL under its idempotency key and queue the job that ingests it, in one transaction, so a
-// key maps to exactly one capture and one job however many requests race with it.
+// key maps to exactly one capture and one job however many requests race with it. Keys are unique per space: the
+// same key in another space is another capture, so a key never tells anything about a space the caller cannot see.
 import type { Config } from '../../config.ts';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
@@ -32,16 +33,14 @@ export interface CaptureResult {
 }
 
 /**
- * Captures inside the caller's transaction. The same key again answers the first capture when it is for the same
- * URL and the caller may see it; a key already used for another URL, or by a capture outside the caller's scope, is
- * 409 IDEMPOTENCY_KEY_REUSED.
+ * Captures inside the caller's transaction, in a space the caller may reach (see targetSpace). The same key again in
+ * that space answers the first capture when it is for the same URL; a key already used there for another URL is 409
+ * IDEMPOTENCY_KEY_REUSED.
  */
 export async function captureIn(
   tx: Db,
   config: Pick<Config, 'ingestMaxAttempts'>,
   request: CaptureRequest,
-  /** null: the hub itself (the webhook after its secret check, the linkding pull), which reaches every space. */
-  principal: Principal | null = null,
 ): Promise<CaptureResult> {
   const task: CaptureTask = taskFor(request.url);
   const url = request.url.href;
@@ -55,15 +54,12 @@ export async function captureIn(
   });
   if (!row) {
     // The insert waited for the transaction holding the key to commit, so its capture is visible now.
-    const existing = await findCaptureByKey(tx, request.idempotency_key);
+    const existing = await findCaptureByKey(tx, request.space_id, request.idempotency_key);
     if (!existing) throw new Error(`capture with key ${request.idempotency_key} vanished`);
-    if (principal !== null && !agentCanReachSpace(principal, existing.space_id)) {
-      throw hubError('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key is already used by another capture');
-    }
     if (existing.url !== url) {
       throw hubError(
         'IDEMPOTENCY_KEY_REUSED',
-        `this idempotency_key was already used to capture another URL (${existing.url})`,
+        `this idempotency_key was already used in this space to capture another URL (${existing.url})`,
       );
     }
     return { capture: existing, duplicate: true };

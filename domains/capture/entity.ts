@@ -43,18 +43,13 @@ export const captureHandler: EntityHandler = {
     const body = checkCapture(payload);
     const url = checkCaptureUrl(body.url, config);
     const spaceId = await targetSpace(tx, ctx.principal, body.space_id);
-    const result = await captureIn(
-      tx,
-      config,
-      {
-        url,
-        idempotency_key: body.idempotency_key,
-        space_id: spaceId,
-        title: body.title?.trim() || null,
-        via: 'api',
-      },
-      ctx.principal,
-    );
+    const result = await captureIn(tx, config, {
+      url,
+      idempotency_key: body.idempotency_key,
+      space_id: spaceId,
+      title: body.title?.trim() || null,
+      via: 'api',
+    });
     const entity: CaptureEntity = { ...result.capture, duplicate: result.duplicate };
     return entity;
   },

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { publicAccess } from '../../plugins/auth.ts';
+import { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import { writeAs } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { acceptedBody } from './capture.ts';
@@ -21,8 +21,7 @@ import uploadRoutes from './upload.ts';
 
 const tags = ['capture'];
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
-  app.addSchema(CaptureAccepted);
+const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config;
   // The guarded client's pools are closed by the jobs plugin, after the worker has stopped (plugins/jobs.ts).
 
@@ -36,8 +35,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           'Queues ingest.video for youtube.com, www.youtube.com, m.youtube.com and youtu.be URLs and ingest.url ' +
           'for any other http(s) URL; the job stores the page as a searchable source document. A URL whose ' +
           "address, or whose host name's addresses, the guard refuses is a 400 URL_REFUSED. The same " +
-          'idempotency_key again returns the first capture (duplicate: true) and queues nothing; with another ' +
-          'URL it is a 409 IDEMPOTENCY_KEY_REUSED. A suggest-tier agent gets 202 with pending_change_id: the ' +
+          'idempotency_key again in the same space returns the first capture (duplicate: true) and queues ' +
+          'nothing; with another URL it is a 409 IDEMPOTENCY_KEY_REUSED (keys are unique per space). A ' +
+          'suggest-tier agent gets 202 with pending_change_id: the ' +
           "owner's approval performs the capture.",
         body: CaptureBody,
         response: {
@@ -64,8 +64,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(202).send(acceptedBody(captureResultOf(outcome.result.entity)));
     },
   );
+};
 
-  await app.register(uploadRoutes);
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(CaptureAccepted);
+  await app.register(agentAccess(captureRoutes));
+  await app.register(agentAccess(uploadRoutes));
   await app.register(publicAccess(ingestRoutes));
 };
 

@@ -1,4 +1,4 @@
-// Capture records: one per idempotency key, pointing at the job that ingests the URL and, once done, at the
+// Capture records: one per idempotency key and space, pointing at the job that ingests the URL and, once done, at the
 // source document it produced.
 import type { Db } from '../../plugins/db.ts';
 import type { CaptureTask } from './routing.ts';
@@ -34,19 +34,24 @@ export interface NewCapture {
   via: 'api' | 'webhook';
 }
 
-/** The new capture, or undefined when the key exists (then nothing was written; see findCaptureByKey). */
+/** The new capture, or undefined when its space has the key (then nothing was written; see findCaptureByKey). */
 export async function insertCapture(sql: Db, capture: NewCapture): Promise<CaptureRow | undefined> {
   const [row] = await sql<CaptureRow[]>`
     insert into captures (idempotency_key, url, space_id, title, task, via)
     values (${capture.idempotency_key}, ${capture.url}, ${capture.space_id}, ${capture.title}, ${capture.task},
       ${capture.via})
-    on conflict (idempotency_key) do nothing
+    on conflict (space_id, idempotency_key) do nothing
     returning ${columns(sql)}`;
   return row;
 }
 
-export async function findCaptureByKey(sql: Db, key: string): Promise<CaptureRow | undefined> {
-  const [row] = await sql<CaptureRow[]>`select ${columns(sql)} from captures where idempotency_key = ${key}`;
+export async function findCaptureByKey(
+  sql: Db,
+  spaceId: string,
+  key: string,
+): Promise<CaptureRow | undefined> {
+  const [row] = await sql<CaptureRow[]>`
+    select ${columns(sql)} from captures where space_id = ${spaceId} and idempotency_key = ${key}`;
   return row;
 }
 

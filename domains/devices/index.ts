@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { isLocallyAdministered, normaliseMac, vendorOf } from './mac.ts';
 import {
@@ -55,51 +55,55 @@ function macOf(value: string, field = 'mac'): string {
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Device);
 
-  app.get(
-    '/devices',
-    {
-      schema: {
-        tags,
-        summary: 'The device band list',
-        description:
-          'New devices first, then known, then ignored; within a band by name (or host name), then IP. ' +
-          '`q` matches name, host name, IP, MAC and vendor, case-insensitively.',
-        querystring: DeviceListQuery,
-        response: { 200: DeviceList, ...errors(400, 401, 403) },
-      },
-    },
-    async (request) => deviceList(app.sql, request.query),
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/devices',
+        {
+          schema: {
+            tags,
+            summary: 'The device band list',
+            description:
+              'New devices first, then known, then ignored; within a band by name (or host name), then IP. ' +
+              '`q` matches name, host name, IP, MAC and vendor, case-insensitively.',
+            querystring: DeviceListQuery,
+            response: { 200: DeviceList, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => deviceList(app.sql, request.query),
+      );
 
-  app.get(
-    '/devices/discovered',
-    {
-      schema: {
-        tags,
-        summary: 'Devices a scan found that are not reviewed yet',
-        querystring: DeviceListQuery,
-        response: { 200: DeviceList, ...errors(400, 401, 403) },
-      },
-    },
-    async (request) => deviceList(app.sql, { ...request.query, status: 'new' }),
-  );
+      agents.get(
+        '/devices/discovered',
+        {
+          schema: {
+            tags,
+            summary: 'Devices a scan found that are not reviewed yet',
+            querystring: DeviceListQuery,
+            response: { 200: DeviceList, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => deviceList(app.sql, { ...request.query, status: 'new' }),
+      );
 
-  app.get(
-    '/devices/:mac',
-    {
-      schema: {
-        tags,
-        summary: 'Get a device',
-        params: MacParams,
-        response: { 200: Device, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const mac = macOf(request.params.mac);
-      const row = await findDevice(app.sql, mac);
-      if (!row) throw hubError('DEVICE_NOT_FOUND', mac);
-      return presentDevice(row);
-    },
+      agents.get(
+        '/devices/:mac',
+        {
+          schema: {
+            tags,
+            summary: 'Get a device',
+            params: MacParams,
+            response: { 200: Device, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request) => {
+          const mac = macOf(request.params.mac);
+          const row = await findDevice(app.sql, mac);
+          if (!row) throw hubError('DEVICE_NOT_FOUND', mac);
+          return presentDevice(row);
+        },
+      );
+    }),
   );
 
   await app.register(

@@ -37,7 +37,7 @@ export interface EntityRoutes {
   body: { create: TSchema; update: TSchema };
   summary: { get: string; create: string; update: string; delete: string };
   /** Shapes a written entity for the caller (default: as the handler returned it). */
-  present?: (entity: Entity, principal: Principal) => unknown;
+  present?: (entity: Entity, principal: Principal) => unknown | Promise<unknown>;
 }
 
 /** Registers GET `<path>/:id`, POST `<path>`, PATCH and DELETE `<path>/:id` for one entity type. */

@@ -64,7 +64,7 @@ export async function performWrite(
   request: FastifyRequest,
   reply: FastifyReply,
   write: EntityWrite,
-  present: (entity: Entity, principal: Principal) => unknown = (entity) => entity,
+  present: (entity: Entity, principal: Principal) => unknown | Promise<unknown> = (entity) => entity,
 ): Promise<FastifyReply> {
   const principal = request.principal;
   if (!principal) throw hubError('UNAUTHORIZED');
@@ -73,7 +73,8 @@ export async function performWrite(
     return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
   }
   if (write.action === 'delete') return reply.status(204).send(null);
-  return reply.status(outcome.result.created ? 201 : 200).send(present(outcome.result.entity, principal));
+  const shown = await present(outcome.result.entity, principal);
+  return reply.status(outcome.result.created ? 201 : 200).send(shown);
 }
 
 /**

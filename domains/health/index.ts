@@ -14,10 +14,11 @@
 //   DELETE /api/health/discovered/:id           dismisses a candidate; later sweeps do not propose it again
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { checkDefinition, type Definition } from './definition.ts';
@@ -137,87 +138,93 @@ function definitionFields(row: ServiceRow) {
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
 
-  app.get(
-    '/health/services',
-    {
-      schema: {
-        tags,
-        summary: 'Monitored services grouped by category, with their cached status',
-        description:
-          'Each group counts its enabled services (`total`) and those up (`healthy`). Discovered candidates are ' +
-          'listed at /api/health/discovered instead.',
-        querystring: ServiceGroupsQuery,
-        response: { 200: ServiceGroups, ...errors(400, 401, 403) },
-      },
-    },
-    async (request) => serviceGroups(app.sql, request.query),
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/health/services',
+        {
+          schema: {
+            tags,
+            summary: 'Monitored services grouped by category, with their cached status',
+            description:
+              'Each group counts its enabled services (`total`) and those up (`healthy`). Discovered candidates are ' +
+              'listed at /api/health/discovered instead.',
+            querystring: ServiceGroupsQuery,
+            response: { 200: ServiceGroups, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => serviceGroups(app.sql, request.query),
+      );
 
-  app.get(
-    '/health/services/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get a monitored service',
-        params: IdParams,
-        response: { 200: Service, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request) => found(app.sql, request.params.id),
-  );
+      agents.get(
+        '/health/services/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Get a monitored service',
+            params: IdParams,
+            // By reference: the schema object itself as a response stops a later Ref('Service') of this context
+            // from resolving (the serializer of /health/discovered).
+            response: { 200: Type.Ref('Service'), ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request) => found(app.sql, request.params.id),
+      );
 
-  app.get(
-    '/health/services/:id/history',
-    {
-      schema: {
-        tags,
-        summary: 'Checks of a service and its uptime over 24 hours, 7 days and 30 days',
-        description: 'Results are kept for the health.retention_days setting (30 days by default).',
-        params: IdParams,
-        querystring: HistoryQuery,
-        response: { 200: History, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request) => {
-      await found(app.sql, request.params.id);
-      const since = request.query.since ? new Date(request.query.since) : null;
-      const history = await checkHistory(app.sql, request.params.id, since, request.query.limit);
-      return { service_id: request.params.id, ...history };
-    },
-  );
+      agents.get(
+        '/health/services/:id/history',
+        {
+          schema: {
+            tags,
+            summary: 'Checks of a service and its uptime over 24 hours, 7 days and 30 days',
+            description: 'Results are kept for the health.retention_days setting (30 days by default).',
+            params: IdParams,
+            querystring: HistoryQuery,
+            response: { 200: History, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request) => {
+          await found(app.sql, request.params.id);
+          const since = request.query.since ? new Date(request.query.since) : null;
+          const history = await checkHistory(app.sql, request.params.id, since, request.query.limit);
+          return { service_id: request.params.id, ...history };
+        },
+      );
 
-  app.get(
-    '/health/events',
-    {
-      schema: {
-        tags,
-        summary: 'State changes of monitored services, newest first',
-        querystring: EventQuery,
-        response: { 200: EventList, ...errors(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const { limit, offset, service_id } = request.query;
-      const page = await listEvents(app.sql, { serviceId: service_id, limit, offset });
-      return { ...page, limit, offset };
-    },
-  );
+      agents.get(
+        '/health/events',
+        {
+          schema: {
+            tags,
+            summary: 'State changes of monitored services, newest first',
+            querystring: EventQuery,
+            response: { 200: EventList, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => {
+          const { limit, offset, service_id } = request.query;
+          const page = await listEvents(app.sql, { serviceId: service_id, limit, offset });
+          return { ...page, limit, offset };
+        },
+      );
 
-  app.get(
-    '/health/discovered',
-    {
-      schema: {
-        tags,
-        summary: 'Candidates found by LAN discovery',
-        description:
-          'Stored disabled and marked discovered. `device_name` is the known LAN device at the address, where one is.',
-        response: { 200: CandidateList, ...errors(401, 403) },
-      },
-    },
-    async () => {
-      const rows = await listCandidates(app.sql);
-      return { items: rows.map(presentCandidate), total: rows.length };
-    },
+      agents.get(
+        '/health/discovered',
+        {
+          schema: {
+            tags,
+            summary: 'Candidates found by LAN discovery',
+            description:
+              'Stored disabled and marked discovered. `device_name` is the known LAN device at the address, where one is.',
+            response: { 200: CandidateList, ...errors(401, 403) },
+          },
+        },
+        async () => {
+          const rows = await listCandidates(app.sql);
+          return { items: rows.map(presentCandidate), total: rows.length };
+        },
+      );
+    }),
   );
 
   await app.register(

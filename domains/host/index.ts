@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import { HostSampler } from './sampler.ts';
 
 const tags = ['dashboard'];
@@ -82,4 +83,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default agentAccess(plugin);

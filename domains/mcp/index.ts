@@ -11,6 +11,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 
 // The protocol's SDK and the tools load with the first request: most starts never see one.
 const protocol = lazy(async () => {
@@ -107,4 +108,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   }
 };
 
-export default plugin;
+export default agentAccess(plugin);

@@ -70,7 +70,7 @@ export function tool<I extends TSchema>(spec: ToolSpec<I>): Tool {
 export async function write(
   ctx: ToolContext,
   entityWrite: EntityWrite,
-  present: (entity: object) => unknown = (entity) => entity,
+  present: (entity: object) => unknown | Promise<unknown> = (entity) => entity,
 ): Promise<unknown> {
   const outcome = await writeAs(ctx.sql, ctx.principal, entityWrite, ctx.spaceContext);
   if (outcome.status === 'pending')

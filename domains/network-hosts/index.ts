@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import {
   CreateNetworkHost,
   NetworkHost,
@@ -34,37 +34,41 @@ const tags = ['network-hosts'];
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(NetworkHost);
 
-  app.get(
-    '/network-hosts',
-    {
-      schema: {
-        tags,
-        summary: 'List network hosts',
-        querystring: NetworkHostListQuery,
-        response: { 200: NetworkHostList, ...errors(400, 401) },
-      },
-    },
-    async (request) => {
-      const { role, limit, offset } = request.query;
-      return { ...(await pageNetworkHosts(app.sql, { role, limit, offset })), limit, offset };
-    },
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/network-hosts',
+        {
+          schema: {
+            tags,
+            summary: 'List network hosts',
+            querystring: NetworkHostListQuery,
+            response: { 200: NetworkHostList, ...errors(400, 401) },
+          },
+        },
+        async (request) => {
+          const { role, limit, offset } = request.query;
+          return { ...(await pageNetworkHosts(app.sql, { role, limit, offset })), limit, offset };
+        },
+      );
 
-  app.get(
-    '/network-hosts/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get a network host',
-        params: IdParams,
-        response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const host = await findNetworkHost(app.sql, request.params.id);
-      if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
-      return host;
-    },
+      agents.get(
+        '/network-hosts/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Get a network host',
+            params: IdParams,
+            response: { 200: Type.Ref('NetworkHost'), ...errors(400, 401, 404) },
+          },
+        },
+        async (request) => {
+          const host = await findNetworkHost(app.sql, request.params.id);
+          if (!host) throw hubError('NETWORK_HOST_NOT_FOUND');
+          return host;
+        },
+      );
+    }),
   );
 
   await app.register(

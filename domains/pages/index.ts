@@ -10,6 +10,7 @@
 //   DELETE /api/pages/:id         [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { assertSpaceReadable, readScope } from '../entities/write.ts';
 import {
@@ -83,4 +84,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default plugin;
+export default agentAccess(plugin);

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { networkHostInventory } from '../network-hosts/index.ts';
 import { readSetting } from '../settings/registry.ts';
@@ -96,4 +97,4 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   );
 };
 
-export default plugin;
+export default agentAccess(plugin);

@@ -1,6 +1,5 @@
-// Ref writes for the entity registry, including the upsert by external identity (source + external_id).
-import { hubError } from '../../lib/errors.ts';
-import { isScopedAgent } from '../../plugins/auth.ts';
+// Ref writes for the entity registry, including the upsert by external identity (source + external_id), which is
+// unique per space.
 import {
   deleteInReach,
   type EntityHandler,
@@ -25,13 +24,6 @@ export const refHandler: EntityHandler = {
     const input = checkCreate(payload);
     const spaceId = await requireSpace(tx, ctx, input.space_id, 'a ref');
     const result = await upsertRef(tx, { ...input, source: input.source.trim(), space_id: spaceId });
-    if (result === 'other-space') {
-      const ref = `${input.source}:${input.external_id}`;
-      // A scoped agent sees only the space it writes to, so it is not told that the ref lives elsewhere.
-      throw isScopedAgent(ctx.principal)
-        ? hubError('CONFLICT', `the ref ${ref} cannot be used in this space`)
-        : hubError('SPACE_MISMATCH', `the ref ${ref} already exists in another space`);
-    }
     return { entity: result.row, created: result.created };
   },
 

@@ -1,4 +1,4 @@
-// Refs: external references, each named by its identity in its source (source + external_id).
+// Refs: external references, each named by its identity in its source (source + external_id), unique per space.
 //
 // Routes it registers (access in brackets; get, create, update and delete of an entity come from
 // entityRoutes in domains/entities/routes.ts):
@@ -11,6 +11,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
@@ -48,7 +49,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     body: { create: CreateRef, update: UpdateRef },
     summary: {
       get: 'Get a ref',
-      create: 'Create a ref (an identity that exists already is a 409; see /refs/upsert)',
+      create: 'Create a ref (an identity that exists already in its space is a 409; see /refs/upsert)',
       update: 'Change a ref',
       delete: 'Delete a ref (its project links go with it)',
     },
@@ -60,7 +61,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Create or update a ref by its external identity, atomically (201 created, 200 updated)',
-        description: 'Fields left out keep their value. An identity that exists in another space is a 409.',
+        description:
+          'Fields left out keep their value. Identities are unique per space: the same identity in another ' +
+          'space is another ref.',
         body: CreateRef,
         response: {
           200: Type.Ref('Ref'),
@@ -75,4 +78,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default agentAccess(plugin);

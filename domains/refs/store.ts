@@ -61,26 +61,21 @@ export async function insertRef(sql: Db, ref: NewRef): Promise<RefRow> {
 }
 
 /**
- * Creates the ref of an external identity or updates the one that exists, in one statement (concurrent upserts
- * of one identity leave one row). Fields the payload leaves out keep their value. An identity already used in
- * another space is left alone: the result is then `other-space`.
+ * Creates the ref of an external identity in its space or updates the one that exists there, in one statement
+ * (concurrent upserts of one identity leave one row). Fields the payload leaves out keep their value. Identities are
+ * unique per space: the same identity in another space is another ref, never a conflict.
  */
-export async function upsertRef(
-  sql: Db,
-  ref: NewRef,
-): Promise<{ row: RefRow; created: boolean } | 'other-space'> {
+export async function upsertRef(sql: Db, ref: NewRef): Promise<{ row: RefRow; created: boolean }> {
   const [row] = await sql<(RefRow & { created: boolean })[]>`
     insert into refs (space_id, source, external_id, url, title, notes)
     values (${ref.space_id}, ${ref.source}, ${ref.external_id}, ${ref.url ?? null}, ${ref.title ?? ''},
             ${ref.notes ?? ''})
-    on conflict (source, external_id) do update set
+    on conflict (space_id, source, external_id) do update set
       url = case when ${ref.url !== undefined} then excluded.url else refs.url end,
       title = case when ${ref.title !== undefined} then excluded.title else refs.title end,
       notes = case when ${ref.notes !== undefined} then excluded.notes else refs.notes end,
       updated_at = now()
-    where refs.space_id = excluded.space_id
     returning ${sql(columns)}, (xmax = 0) as created`;
-  if (!row) return 'other-space';
   const { created, ...rest } = row;
   return { row: rest, created };
 }

@@ -15,7 +15,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
-import { ownerOnly, type Principal } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
 import {
@@ -28,27 +28,10 @@ import {
   ResourceListQuery,
   UpdateResource,
 } from './schema.ts';
-import {
-  addDependency,
-  type ContextResource,
-  findResource,
-  listDependencies,
-  listResources,
-  type ResourceView,
-  removeDependency,
-  toContext,
-} from './store.ts';
+import { addDependency, findResource, listDependencies, listResources, removeDependency } from './store.ts';
+import { presentResource, viewOf } from './view.ts';
 
 const tags = ['resources'];
-
-function viewOf(principal: Principal | null): ResourceView {
-  return principal?.kind === 'owner' ? 'owner' : 'context';
-}
-
-/** A write's answer, reduced to the allow-list for an agent. */
-function present(entity: unknown, principal: Principal): unknown {
-  return viewOf(principal) === 'owner' ? entity : toContext(entity as ContextResource);
-}
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Resource);
@@ -57,57 +40,70 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     findResource(app.sql, id, viewOf(request.principal)),
   );
 
-  app.get(
-    '/resources',
-    {
-      schema: {
-        tags,
-        summary: 'List resources by name, filtered by space or kind',
-        querystring: ResourceListQuery,
-        response: { 200: ResourceList, ...errors(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const { space_id, kind, limit, offset } = request.query;
-      const spaceId = readScope(request, space_id);
-      const page = await listResources(app.sql, { spaceId, kind, limit, offset }, viewOf(request.principal));
-      return { ...page, limit, offset };
-    },
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/resources',
+        {
+          schema: {
+            tags,
+            summary: 'List resources by name, filtered by space or kind',
+            querystring: ResourceListQuery,
+            response: { 200: ResourceList, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => {
+          const { space_id, kind, limit, offset } = request.query;
+          const spaceId = readScope(request, space_id);
+          const page = await listResources(
+            app.sql,
+            { spaceId, kind, limit, offset },
+            viewOf(request.principal),
+          );
+          return { ...page, limit, offset };
+        },
+      );
 
-  entityRoutes(app, {
-    entity_type: 'resource',
-    path: '/resources',
-    tags,
-    entity: Type.Ref('Resource'),
-    read: readable,
-    body: { create: CreateResource, update: UpdateResource },
-    summary: {
-      get: 'Get a resource',
-      create: 'Create a resource',
-      update: 'Change a resource',
-      delete: 'Delete a resource and its dependency edges',
-    },
-    present,
-  });
-
-  app.get(
-    '/resources/:id/dependencies',
-    {
-      schema: {
+      entityRoutes(agents, {
+        entity_type: 'resource',
+        path: '/resources',
         tags,
-        summary: 'The resources this one depends on',
-        params: IdParams,
-        querystring: PageQuery,
-        response: { 200: ResourceList, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const resource = await readable(request, request.params.id);
-      const { limit, offset } = request.query;
-      const page = await listDependencies(app.sql, resource.id, { limit, offset }, viewOf(request.principal));
-      return { ...page, limit, offset };
-    },
+        entity: Type.Ref('Resource'),
+        read: readable,
+        body: { create: CreateResource, update: UpdateResource },
+        summary: {
+          get: 'Get a resource',
+          create: 'Create a resource',
+          update: 'Change a resource',
+          delete: 'Delete a resource and its dependency edges',
+        },
+        present: (entity, principal) => presentResource(app.sql, entity, principal),
+      });
+
+      agents.get(
+        '/resources/:id/dependencies',
+        {
+          schema: {
+            tags,
+            summary: 'The resources this one depends on',
+            params: IdParams,
+            querystring: PageQuery,
+            response: { 200: ResourceList, ...errors(400, 401, 403, 404) },
+          },
+        },
+        async (request) => {
+          const resource = await readable(request, request.params.id);
+          const { limit, offset } = request.query;
+          const page = await listDependencies(
+            app.sql,
+            resource.id,
+            { limit, offset },
+            viewOf(request.principal),
+          );
+          return { ...page, limit, offset };
+        },
+      );
+    }),
   );
 
   await app.register(

@@ -1,5 +1,7 @@
 // Resources and their dependency graph. `contextColumns` is the one allow-list of what may leave towards agents
 // (the context tool and agent reads): monitoring and metadata blobs stay with the owner.
+
+import type { PendingQuery, Row } from 'postgres';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 
@@ -15,8 +17,16 @@ export const contextColumns = [
 ] as const;
 const ownerColumns = [...contextColumns, 'monitoring', 'metadata'];
 
-/** What a caller sees: everything (the owner) or the allow-listed columns (agents, the context tool). */
-export type ResourceView = 'owner' | 'context';
+/**
+ * What a caller sees: every column (the owner) or the allow-listed ones (agents, the context tool); `within`, a
+ * scoped agent's space, keeps a dependency on a resource elsewhere out of sight.
+ */
+export interface ResourceView {
+  columns: 'owner' | 'context';
+  within: string | null;
+}
+
+export const ownerView: ResourceView = { columns: 'owner', within: null };
 
 export interface ContextResource {
   id: string;
@@ -43,15 +53,23 @@ export function toContext(row: ContextResource): ContextResource {
 }
 
 function selectList(sql: Db, view: ResourceView) {
-  return sql`${sql(view === 'owner' ? ownerColumns : [...contextColumns])},
+  return sql`${sql(view.columns === 'owner' ? ownerColumns : [...contextColumns])},
     array(select d.depends_on_id from resource_dependencies d
-          where d.resource_id = resources.id order by d.depends_on_id) as depends_on`;
+          where d.resource_id = resources.id ${inSpace(sql, view, sql`d.depends_on_id`)}
+          order by d.depends_on_id) as depends_on`;
+}
+
+/** Keeps resources outside the view's space out: `and <id> in (the space's resources)`, or nothing. */
+function inSpace(sql: Db, view: ResourceView, id: PendingQuery<Row[]>) {
+  return view.within === null
+    ? sql``
+    : sql`and ${id} in (select o.id from resources o where o.space_id = ${view.within})`;
 }
 
 export async function findResource(
   sql: Db,
   id: string,
-  view: ResourceView = 'owner',
+  view: ResourceView = ownerView,
 ): Promise<ResourceRow | undefined> {
   const [row] = await sql<ResourceRow[]>`select ${selectList(sql, view)} from resources where id = ${id}`;
   return row;
@@ -59,7 +77,7 @@ export async function findResource(
 
 export async function lockResource(sql: Db, id: string): Promise<ResourceRow | undefined> {
   const [row] = await sql<ResourceRow[]>`
-    select ${selectList(sql, 'owner')} from resources where id = ${id} for update`;
+    select ${selectList(sql, ownerView)} from resources where id = ${id} for update`;
   return row;
 }
 
@@ -83,9 +101,13 @@ export async function listResources(
 }
 
 /** Every resource of a space (or of all spaces) for the agent context tool: allow-listed columns only. */
-export async function listResourcesForContext(sql: Db, spaceId: string | null): Promise<ContextResource[]> {
+export async function listResourcesForContext(
+  sql: Db,
+  spaceId: string | null,
+  view: ResourceView,
+): Promise<ContextResource[]> {
   return sql<ContextResource[]>`
-    select ${selectList(sql, 'context')} from resources
+    select ${selectList(sql, view)} from resources
     ${spaceId ? sql`where space_id = ${spaceId}` : sql``}
     order by lower(name), id`;
 }
@@ -128,14 +150,15 @@ export async function deleteResource(sql: Db, id: string): Promise<boolean> {
   return result.count > 0;
 }
 
-/** The resources `id` depends on, in the requested view. */
+/** The resources `id` depends on, in the requested view (a scoped view shows only those of its space). */
 export async function listDependencies(
   sql: Db,
   id: string,
   page: { limit: number; offset: number },
   view: ResourceView,
 ) {
-  const where = sql`where id in (select depends_on_id from resource_dependencies where resource_id = ${id})`;
+  const where = sql`where id in (select depends_on_id from resource_dependencies where resource_id = ${id})
+    ${inSpace(sql, view, sql`id`)}`;
   return listPage<ResourceRow>(
     sql,
     {

@@ -2,11 +2,11 @@
 // and change resources. Dependencies are the owner's alone, over REST.
 import { Type } from 'typebox';
 import { Uuid } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
 import { assertSpaceReadableBy, readScopeOf } from '../entities/write.ts';
-import { type Tool, tool, Written, withId, write, writeNote } from '../mcp/tool.ts';
+import { type Tool, type ToolContext, tool, Written, withId, write, writeNote } from '../mcp/tool.ts';
 import { CreateResource, Resource, UpdateResource } from './schema.ts';
-import { type ContextResource, listResourcesForContext, toContext } from './store.ts';
+import { listResourcesForContext } from './store.ts';
+import { presentResource, viewOf } from './view.ts';
 
 const UpdateResourceArgs = withId(UpdateResource);
 const ContextArgs = Type.Object({ space_id: Type.Optional(Uuid) }, { additionalProperties: false });
@@ -16,9 +16,9 @@ const Context = Type.Object({
   resources: Type.Array(Type.Omit(Resource, ['monitoring', 'metadata'])),
 });
 
-/** Resources reach agents with the allow-listed columns only. */
-function resourceFor(principal: Principal) {
-  return (entity: object) => (principal.kind === 'owner' ? entity : toContext(entity as ContextResource));
+/** Resources reach agents with the allow-listed columns only, and a scoped agent with its space's dependencies. */
+function resourceFor(ctx: ToolContext) {
+  return (entity: object) => presentResource(ctx.sql, entity, ctx.principal);
 }
 
 export const resourceTools: Tool[] = [
@@ -34,7 +34,8 @@ export const resourceTools: Tool[] = [
     async run(args, ctx) {
       const spaceId = readScopeOf(ctx.principal, args.space_id) ?? null;
       if (spaceId !== null) await assertSpaceReadableBy(ctx.sql, ctx.principal, spaceId);
-      return { space_id: spaceId, resources: await listResourcesForContext(ctx.sql, spaceId) };
+      const resources = await listResourcesForContext(ctx.sql, spaceId, viewOf(ctx.principal));
+      return { space_id: spaceId, resources };
     },
   }),
   tool({
@@ -45,7 +46,7 @@ export const resourceTools: Tool[] = [
     output: Written('Resource'),
     readOnly: false,
     run: (args, ctx) =>
-      write(ctx, { entity_type: 'resource', action: 'create', payload: args }, resourceFor(ctx.principal)),
+      write(ctx, { entity_type: 'resource', action: 'create', payload: args }, resourceFor(ctx)),
   }),
   tool({
     name: 'update_resource',
@@ -58,7 +59,7 @@ export const resourceTools: Tool[] = [
       write(
         ctx,
         { entity_type: 'resource', action: 'update', entity_id: id, payload: patch },
-        resourceFor(ctx.principal),
+        resourceFor(ctx),
       ),
   }),
 ];

@@ -5,12 +5,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import { agentAccess, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { readScopeOf } from '../entities/write.ts';
 import { parseQuery, plainWords, requestedKinds, suggestionQueries } from './query.ts';
-import { SearchQuery, SearchResult } from './schema.ts';
+import { type SearchKind, SearchQuery, SearchResult } from './schema.ts';
 import { closeWords, searchAll } from './store.ts';
+
+/** Kinds that hold the owner's own words: never found by an agent outside its own conversation. */
+const ownersWords: ReadonlySet<SearchKind> = new Set(['messages']);
 
 /** The search a caller may run, in its scope: the route's and the tool protocol's. */
 export async function searchAs(
@@ -20,10 +23,13 @@ export async function searchAs(
 ): Promise<Static<typeof SearchResult>> {
   const { q, space_id, limit, offset } = query;
   const spaceId = readScopeOf(principal, space_id);
-  // An explicit space leaves messages out (they have no space of their own); an agent's own scope keeps the
-  // messages of its space.
-  const kinds = requestedKinds(query.kinds).filter((kind) => space_id === undefined || kind !== 'messages');
-  const reach = { kinds, spaceId, messageSpaceId: space_id === undefined ? spaceId : undefined };
+  // Messages are the owner's words: an agent finds only those of the conversation its own turn belongs to (none
+  // without a turn). An explicit space leaves them out (they have no space of their own).
+  const conversationId = principal?.kind === 'agent' ? principal.conversationId : undefined;
+  const kinds = requestedKinds(query.kinds).filter(
+    (kind) => !ownersWords.has(kind) || (space_id === undefined && conversationId !== null),
+  );
+  const reach = { kinds, spaceId, conversationId: conversationId ?? undefined };
   const { items, counts } = await searchAll(sql, { ...reach, query: parseQuery(q), limit, offset });
   const total = counts.reduce((sum, kind) => sum + kind.count, 0);
   const suggestions =
@@ -62,8 +68,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           'Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together',
         description:
           'Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. ' +
-          'Agents see hits from the spaces in their scope only; a space-scoped agent sees the messages of its own ' +
-          'space and no global ones. Above 10,000 matches the total and facets are estimates ' +
+          'Agents see hits from the spaces in their scope only, and messages only of the conversation their own ' +
+          'assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates ' +
           '(total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, ' +
           'suggestions offers the query with close spellings of words already written.',
         querystring: SearchQuery,
@@ -74,4 +80,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default agentAccess(plugin);

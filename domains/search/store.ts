@@ -43,8 +43,8 @@ export interface SearchOptions {
   kinds: readonly SearchKind[];
   /** Rows of this space only. */
   spaceId?: string;
-  /** Messages of conversations in this space only (global conversations left out). */
-  messageSpaceId?: string;
+  /** Messages of this conversation only (an agent's turn). */
+  conversationId?: string;
   limit: number;
   offset: number;
   /** Rank every match however many there are (the bench's reference for the candidate strategy). */
@@ -170,7 +170,7 @@ interface KindSql {
 
 function kindSql(
   sql: Db,
-  options: Pick<SearchOptions, 'spaceId' | 'messageSpaceId'>,
+  options: Pick<SearchOptions, 'spaceId' | 'conversationId'>,
 ): Record<SearchKind, KindSql> {
   const inSpace = (column: string) =>
     options.spaceId ? sql`and ${sql(column)} = ${options.spaceId}` : sql``;
@@ -215,7 +215,7 @@ function kindSql(
       matches: (cond) => sql`
         from messages p join conversations c on c.id = p.conversation_id
         where ${cond}
-          ${options.messageSpaceId ? sql`and c.space_id = ${options.messageSpaceId}` : sql``}`,
+          ${options.conversationId ? sql`and c.id = ${options.conversationId}` : sql``}`,
       page: page(sql`coalesce(c.title, '')`, 'p.content', noLinks),
     },
   };
@@ -510,7 +510,7 @@ export async function searchAll(sql: Db, options: SearchOptions): Promise<Search
  */
 export async function closeWords(
   sql: Db,
-  options: Pick<SearchOptions, 'kinds' | 'spaceId' | 'messageSpaceId'> & { words: string[]; per: number },
+  options: Pick<SearchOptions, 'kinds' | 'spaceId' | 'conversationId'> & { words: string[]; per: number },
 ): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   if (options.words.length === 0 || options.kinds.length === 0) return found;

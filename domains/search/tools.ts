@@ -8,7 +8,8 @@ export const searchTools: Tool[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over pages, refs, source documents and messages in the spaces you can reach, ranked.',
+      'Full-text search over pages, refs, source documents and the other knowledge in the spaces you can reach, ' +
+      'ranked; messages only of the conversation your turn belongs to.',
     input: closed(SearchQuery),
     output: SearchResult,
     readOnly: true,

@@ -1,16 +1,58 @@
-// Browser sign-in: the owner token, sent once, becomes an HttpOnly session cookie kept server-side.
-//   POST   /api/session   { token } -> 201 and the cookie (Secure when the request came over https)
-//   GET    /api/session   { signed_in, via, expires_at }: who this browser is to the hub
-//   DELETE /api/session   ends the session and clears the cookie
-// All three are public: signing in needs no credentials, and signing out works even once the session has expired.
+// Browser sign-in: the owner token, sent once, becomes an HttpOnly session cookie kept server-side. A session lives
+// only while the owner token it was made with is the owner token: a new OWNER_TOKEN ends every older session.
+//
+// Routes it registers (access in brackets):
+//   POST   /api/session       [public]  { token } -> 201 and the cookie (Secure when the request came over https)
+//   GET    /api/session       [public]  { signed_in, via, expires_at }: who this browser is to the hub
+//   DELETE /api/session       [public]  ends this browser's session and clears the cookie
+//   GET    /api/sessions      [owner only]  the live sessions: created, last used, address, user agent, current
+//   DELETE /api/sessions      [owner only]  signs out everywhere
+//   DELETE /api/sessions/:id  [owner only]  ends one session
+// Signing in needs no credentials and signing out works even once the session has expired, so those three are
+// public; a refused sign-in counts as a failure of the caller's address (plugins/auth.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { errors, NoContent } from '../../lib/schemas.ts';
+import { errors, IdParams, NoContent, Uuid } from '../../lib/schemas.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../lib/secrets.ts';
-import { publicAccess, sessionCookie } from '../../plugins/auth.ts';
-import { createSession, deleteSession } from './store.ts';
+import { type FailureCounter, publicAccess, sessionCookie } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+import {
+  checkFailures,
+  createSession,
+  deleteAllSessions,
+  deleteSession,
+  deleteSessionById,
+  listSessions,
+  recordFailure,
+} from './store.ts';
+
+/** The window failures are counted in: after AUTH_FAILURE_LIMIT of them in it, the address waits for its end. */
+const failureWindowSeconds = 10 * 60;
+
+/** Failed sign-ins and wrong tokens, counted per address in the database (plugins/auth.ts throttles with it). */
+export function failureCounter(sql: Db, limit: number): FailureCounter {
+  return {
+    check: (address) => checkFailures(sql, address, limit, failureWindowSeconds),
+    fail: (address) => recordFailure(sql, address, failureWindowSeconds),
+  };
+}
+
+const BrowserSession = Type.Object(
+  {
+    id: Uuid,
+    created_at: Type.String({ format: 'date-time' }),
+    last_used_at: Type.String({ format: 'date-time', description: 'recorded at most once a minute' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    address: Type.Union([Type.String(), Type.Null()], { description: 'the client address it was made from' }),
+    user_agent: Type.Union([Type.String(), Type.Null()]),
+    current: Type.Boolean({ description: 'the session of this request' }),
+  },
+  { $id: 'BrowserSession' },
+);
+
+const SessionList = Type.Object({ items: Type.Array(Type.Ref('BrowserSession')), total: Type.Integer() });
 
 const SessionState = Type.Object(
   {
@@ -36,10 +78,23 @@ function state(request: FastifyRequest) {
   };
 }
 
-const plugin: FastifyPluginAsyncTypebox<{ ownerToken: string }> = async (app, options) => {
+export interface SessionOptions {
+  ownerToken: string;
+  /** lib/secrets.ts ownerTokenDigest of the owner token, computed once. */
+  ownerDigest: Buffer;
+}
+
+/** The id of the session this request came with, if it came with one. */
+function currentSession(request: FastifyRequest): string | null {
+  const principal = request.principal;
+  return principal?.kind === 'owner' && principal.via === 'session' ? principal.sessionId : null;
+}
+
+const plugin: FastifyPluginAsyncTypebox<SessionOptions> = async (app, options) => {
   app.addSchema(SessionState);
+  app.addSchema(BrowserSession);
   const ttlSeconds = app.config.sessionTtlHours * 3600;
-  const { ownerToken } = options;
+  const { ownerToken, ownerDigest } = options;
 
   function clearCookie(request: FastifyRequest, reply: FastifyReply): void {
     reply.clearCookie(sessionCookie, {
@@ -67,6 +122,7 @@ const plugin: FastifyPluginAsyncTypebox<{ ownerToken: string }> = async (app, op
       open.post(
         '/session',
         {
+          config: { signIn: true },
           schema: {
             tags,
             summary: 'Sign in with the owner token: sets the session cookie',
@@ -74,7 +130,7 @@ const plugin: FastifyPluginAsyncTypebox<{ ownerToken: string }> = async (app, op
               { token: Type.String({ minLength: 1, maxLength: 512 }) },
               { additionalProperties: false },
             ),
-            response: { 201: Type.Ref('SessionState'), ...errors(400, 401, 403) },
+            response: { 201: Type.Ref('SessionState'), ...errors(400, 401, 403, 429) },
           },
         },
         async (request, reply) => {
@@ -86,7 +142,13 @@ const plugin: FastifyPluginAsyncTypebox<{ ownerToken: string }> = async (app, op
           }
           if (!constantTimeEqual(request.body.token, ownerToken)) throw hubError('OWNER_TOKEN_INVALID');
           const secret = newToken('hub_session');
-          const session = await createSession(app.sql, hashToken(secret), ttlSeconds);
+          const session = await createSession(app.sql, {
+            secretHash: hashToken(secret),
+            ttlSeconds,
+            ownerDigest,
+            address: request.ip.slice(0, 100),
+            userAgent: request.headers['user-agent']?.slice(0, 500) ?? null,
+          });
           reply.setCookie(sessionCookie, secret, {
             path: '/',
             httpOnly: true,
@@ -117,6 +179,61 @@ const plugin: FastifyPluginAsyncTypebox<{ ownerToken: string }> = async (app, op
         },
       );
     }),
+  );
+
+  // Owner-only: registered in no access context.
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: "The live browser sessions, most recently used first; current marks this request's",
+        response: { 200: SessionList, ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const current = currentSession(request);
+      const items = (await listSessions(app.sql, ownerDigest)).map((session) => ({
+        ...session,
+        current: session.id === current,
+      }));
+      return { items, total: items.length };
+    },
+  );
+
+  app.delete(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Sign out everywhere: ends every browser session, this one included',
+        response: { 204: NoContent, ...errors(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      await deleteAllSessions(app.sql);
+      clearCookie(request, reply);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'End one browser session',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteSessionById(app.sql, request.params.id, ownerDigest))) {
+        throw hubError('SESSION_NOT_FOUND');
+      }
+      if (request.params.id === currentSession(request)) clearCookie(request, reply);
+      return reply.status(204).send(null);
+    },
   );
 };
 

@@ -1,3 +1,4 @@
+// Browser sessions of the owner, and the failed sign-ins and wrong tokens counted per client address.
 import type { Db, Sql } from '../../plugins/db.ts';
 
 export interface SessionRow {
@@ -5,25 +6,122 @@ export interface SessionRow {
   expires_at: Date;
 }
 
-/** Stores a new session (and drops the expired ones, so the table never grows past the live sessions). */
-export async function createSession(sql: Sql, secretHash: Buffer, ttlSeconds: number): Promise<SessionRow> {
+export interface SessionListRow {
+  id: string;
+  created_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+  address: string | null;
+  user_agent: string | null;
+}
+
+export interface NewSession {
+  secretHash: Buffer;
+  ttlSeconds: number;
+  /** The digest of the owner token the session is made with (lib/secrets.ts ownerTokenDigest). */
+  ownerDigest: Buffer;
+  address: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Stores a new session, and drops the sessions that can never be used again (expired, or made with another owner
+ * token), so the table never grows past the live sessions.
+ */
+export async function createSession(sql: Sql, session: NewSession): Promise<SessionRow> {
   return sql.begin(async (tx) => {
-    await tx`delete from browser_sessions where expires_at <= now()`;
+    await tx`delete from browser_sessions where expires_at <= now() or owner_digest <> ${session.ownerDigest}`;
     const [row] = await tx<SessionRow[]>`
-      insert into browser_sessions (secret_hash, expires_at)
-      values (${secretHash}, now() + make_interval(secs => ${ttlSeconds}))
+      insert into browser_sessions (secret_hash, expires_at, owner_digest, address, user_agent)
+      values (${session.secretHash}, now() + make_interval(secs => ${session.ttlSeconds}), ${session.ownerDigest},
+        ${session.address}, ${session.userAgent})
       returning id, expires_at`;
     return row;
   });
 }
 
-/** The live session behind a secret's hash, if any. */
-export async function findSession(sql: Db, secretHash: Buffer): Promise<SessionRow | undefined> {
+/** The live session behind a secret's hash, made with the current owner token, if any (its use is recorded). */
+export async function findSession(
+  sql: Db,
+  secretHash: Buffer,
+  ownerDigest: Buffer,
+): Promise<SessionRow | undefined> {
   const [row] = await sql<SessionRow[]>`
-    select id, expires_at from browser_sessions where secret_hash = ${secretHash} and expires_at > now()`;
+    select id, expires_at from browser_sessions
+    where secret_hash = ${secretHash} and owner_digest = ${ownerDigest} and expires_at > now()`;
+  if (row) {
+    // At most once a minute, so a busy browser does not turn every read into a write.
+    await sql`update browser_sessions set last_used_at = now()
+      where id = ${row.id} and last_used_at < now() - interval '1 minute'`;
+  }
   return row;
+}
+
+/** The live sessions made with the current owner token, most recently used first. */
+export async function listSessions(sql: Db, ownerDigest: Buffer): Promise<SessionListRow[]> {
+  return sql<SessionListRow[]>`
+    select id, created_at, last_used_at, expires_at, address, user_agent from browser_sessions
+    where owner_digest = ${ownerDigest} and expires_at > now()
+    order by last_used_at desc, id`;
 }
 
 export async function deleteSession(sql: Db, secretHash: Buffer): Promise<void> {
   await sql`delete from browser_sessions where secret_hash = ${secretHash}`;
+}
+
+/** Ends one live session; false when there is none with that id. */
+export async function deleteSessionById(sql: Db, id: string, ownerDigest: Buffer): Promise<boolean> {
+  const result = await sql`
+    delete from browser_sessions where id = ${id} and owner_digest = ${ownerDigest} and expires_at > now()`;
+  return result.count > 0;
+}
+
+/** Ends every session: signed out everywhere. */
+export async function deleteAllSessions(sql: Db): Promise<void> {
+  await sql`delete from browser_sessions`;
+}
+
+/**
+ * Whether an address is past its failure limit in its current window: the seconds left (0: it may try), and whether
+ * this is the window's first refusal (claimed atomically, so concurrent refusals log it once).
+ */
+export async function checkFailures(
+  sql: Db,
+  address: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<{ retryAfter: number; firstRefusal: boolean }> {
+  const [row] = await sql<{ retry_after: number; first_refusal: boolean }[]>`
+    with blocked as (
+      select address, window_started_at from auth_failures
+      where address = ${address} and failures >= ${limit}
+        and window_started_at > now() - make_interval(secs => ${windowSeconds})
+    ), claimed as (
+      update auth_failures f set refusal_logged = true from blocked b
+      where f.address = b.address and not f.refusal_logged
+      returning f.address
+    )
+    select ceil(extract(epoch from b.window_started_at + make_interval(secs => ${windowSeconds}) - now()))::int
+        as retry_after,
+      exists (select 1 from claimed) as first_refusal
+    from blocked b`;
+  return row ? { retryAfter: Math.max(1, row.retry_after), firstRefusal: row.first_refusal } : noRefusal;
+}
+
+const noRefusal = { retryAfter: 0, firstRefusal: false };
+
+/** Counts one failure of an address, starting a new window when its last one is over; ended windows are dropped. */
+export async function recordFailure(sql: Db, address: string, windowSeconds: number): Promise<void> {
+  await sql`
+    with ended as (
+      delete from auth_failures
+      where window_started_at <= now() - make_interval(secs => ${windowSeconds}) and address <> ${address}
+    )
+    insert into auth_failures as f (address) values (${address})
+    on conflict (address) do update set
+      failures = case when f.window_started_at > now() - make_interval(secs => ${windowSeconds})
+        then f.failures + 1 else 1 end,
+      refusal_logged = f.refusal_logged and f.window_started_at > now() - make_interval(secs => ${windowSeconds}),
+      window_started_at = case when f.window_started_at > now() - make_interval(secs => ${windowSeconds})
+        then f.window_started_at else now() end`;
 }

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { shlinkClient } from './shlink.ts';
 
 const tags = ['shlink'];
@@ -39,36 +39,40 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
       : null;
   const cache = new TtlCache<object>({ ttlMs: recentTtlMs, now: () => now().getTime() });
 
-  app.get(
-    '/shlink/version',
-    {
-      schema: {
-        tags,
-        summary: "Shlink's version and health",
-        description: described,
-        response: { 200: CardBody, ...errors(401, 502) },
-      },
-    },
-    async () => {
-      if (!client) return { configured: false };
-      return { configured: true, ...withFreshness(await cache.get('version', () => client.version())) };
-    },
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/shlink/version',
+        {
+          schema: {
+            tags,
+            summary: "Shlink's version and health",
+            description: described,
+            response: { 200: CardBody, ...errors(401, 502) },
+          },
+        },
+        async () => {
+          if (!client) return { configured: false };
+          return { configured: true, ...withFreshness(await cache.get('version', () => client.version())) };
+        },
+      );
 
-  app.get(
-    '/shlink/recent',
-    {
-      schema: {
-        tags,
-        summary: 'The newest short links',
-        description: `Cached 30 seconds; creating a link refreshes it. ${described}`,
-        response: { 200: CardBody, ...errors(401, 502) },
-      },
-    },
-    async () => {
-      if (!client) return { configured: false };
-      return { configured: true, ...withFreshness(await cache.get('recent', () => client.recent(10))) };
-    },
+      agents.get(
+        '/shlink/recent',
+        {
+          schema: {
+            tags,
+            summary: 'The newest short links',
+            description: `Cached 30 seconds; creating a link refreshes it. ${described}`,
+            response: { 200: CardBody, ...errors(401, 502) },
+          },
+        },
+        async () => {
+          if (!client) return { configured: false };
+          return { configured: true, ...withFreshness(await cache.get('recent', () => client.recent(10))) };
+        },
+      );
+    }),
   );
 
   await app.register(

@@ -9,7 +9,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
-import { agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
 
@@ -18,42 +18,46 @@ const tags = ['spaces'];
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Space);
 
-  app.get(
-    '/spaces',
-    {
-      schema: {
-        tags,
-        summary: 'List spaces',
-        querystring: SpaceListQuery,
-        response: { 200: SpaceList, ...errors(401) },
-      },
-    },
-    async (request) => {
-      const principal = request.principal;
-      const scope = principal?.kind === 'agent' ? principal.spaceId : null;
-      const { items, total } = await listSpaces(app.sql, request.query, scope);
-      return { items, total, ...request.query };
-    },
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/spaces',
+        {
+          schema: {
+            tags,
+            summary: 'List spaces',
+            querystring: SpaceListQuery,
+            response: { 200: SpaceList, ...errors(401) },
+          },
+        },
+        async (request) => {
+          const principal = request.principal;
+          const scope = principal?.kind === 'agent' ? principal.spaceId : null;
+          const { items, total } = await listSpaces(app.sql, request.query, scope);
+          return { items, total, ...request.query };
+        },
+      );
 
-  app.get(
-    '/spaces/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get a space',
-        params: IdParams,
-        response: { 200: Space, ...errors(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      // A space outside an agent's scope is, for it, no space at all.
-      const space = agentCanReachSpace(request.principal, request.params.id)
-        ? await findSpace(app.sql, request.params.id)
-        : undefined;
-      if (!space) throw hubError('SPACE_NOT_FOUND');
-      return space;
-    },
+      agents.get(
+        '/spaces/:id',
+        {
+          schema: {
+            tags,
+            summary: 'Get a space',
+            params: IdParams,
+            response: { 200: Space, ...errors(401, 403, 404) },
+          },
+        },
+        async (request) => {
+          // A space outside an agent's scope is, for it, no space at all.
+          const space = agentCanReachSpace(request.principal, request.params.id)
+            ? await findSpace(app.sql, request.params.id)
+            : undefined;
+          if (!space) throw hubError('SPACE_NOT_FOUND');
+          return space;
+        },
+      );
+    }),
   );
 
   await app.register(

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { ownerOnly } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { cronProblem } from '../../worker/cron.ts';
 import { readSettingOrStoreDefault, writeSetting } from '../settings/registry.ts';
 import { historyCsv } from './csv.ts';
@@ -30,62 +30,69 @@ function rangeOf(query: HistoryQuery) {
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(SpeedtestResult);
 
-  app.get(
-    '/speedtest/latest',
-    {
-      schema: {
-        tags,
-        summary: 'The newest speed-test result',
-        response: { 200: Type.Ref('SpeedtestResult'), ...errors(401, 404) },
-      },
-    },
-    async () => {
-      const latest = await latestResult(app.sql);
-      if (!latest) throw hubError('SPEEDTEST_NO_RESULT');
-      return latest;
-    },
-  );
+  await app.register(
+    agentAccess(async (agents) => {
+      agents.get(
+        '/speedtest/latest',
+        {
+          schema: {
+            tags,
+            summary: 'The newest speed-test result',
+            response: { 200: Type.Ref('SpeedtestResult'), ...errors(401, 404) },
+          },
+        },
+        async () => {
+          const latest = await latestResult(app.sql);
+          if (!latest) throw hubError('SPEEDTEST_NO_RESULT');
+          return latest;
+        },
+      );
 
-  app.get(
-    '/speedtest/history',
-    {
-      schema: {
-        tags,
-        summary: 'Speed-test results, newest first, with a summary of the range',
-        description:
-          'The summary counts runs, failures and results below a threshold, with min, median and max.',
-        querystring: HistoryQuery,
-        response: { 200: History, ...errors(400, 401) },
-      },
-    },
-    async (request) => {
-      const range = rangeOf(request.query);
-      const [items, summary] = await Promise.all([
-        listResults(app.sql, range, request.query.limit),
-        summarise(app.sql, range),
-      ]);
-      return { items, summary };
-    },
-  );
+      agents.get(
+        '/speedtest/history',
+        {
+          schema: {
+            tags,
+            summary: 'Speed-test results, newest first, with a summary of the range',
+            description:
+              'The summary counts runs, failures and results below a threshold, with min, median and max.',
+            querystring: HistoryQuery,
+            response: { 200: History, ...errors(400, 401) },
+          },
+        },
+        async (request) => {
+          const range = rangeOf(request.query);
+          const [items, summary] = await Promise.all([
+            listResults(app.sql, range, request.query.limit),
+            summarise(app.sql, range),
+          ]);
+          return { items, summary };
+        },
+      );
 
-  app.get(
-    '/speedtest/history.csv',
-    {
-      schema: {
-        tags,
-        summary: 'Speed-test results as CSV',
-        querystring: HistoryQuery,
-        produces: ['text/csv'],
-        response: { 200: Type.String({ description: 'text/csv, one row a result' }), ...errors(400, 401) },
-      },
-    },
-    async (request, reply) => {
-      const items = await listResults(app.sql, rangeOf(request.query), request.query.limit);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="speedtest-history.csv"')
-        .send(historyCsv(items));
-    },
+      agents.get(
+        '/speedtest/history.csv',
+        {
+          schema: {
+            tags,
+            summary: 'Speed-test results as CSV',
+            querystring: HistoryQuery,
+            produces: ['text/csv'],
+            response: {
+              200: Type.String({ description: 'text/csv, one row a result' }),
+              ...errors(400, 401),
+            },
+          },
+        },
+        async (request, reply) => {
+          const items = await listResults(app.sql, rangeOf(request.query), request.query.limit);
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', 'attachment; filename="speedtest-history.csv"')
+            .send(historyCsv(items));
+        },
+      );
+    }),
   );
 
   await app.register(

@@ -10,6 +10,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
 import { CreateTask, Task, TaskList, TaskListQuery, UpdateTask } from './schema.ts';
@@ -54,4 +55,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default plugin;
+export default agentAccess(plugin);

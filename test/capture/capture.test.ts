@@ -141,6 +141,42 @@ t.test('the same idempotency key returns the first capture and queues nothing mo
   t.equal((await queued(ta)).length, 1);
 });
 
+t.test('idempotency keys are unique per space', async (t) => {
+  const ta = await testApp(t);
+  const home = await createSpace(ta, 'Home');
+  const work = await createSpace(ta, 'Work');
+  const inWork = await post(ta, { url: 'https://example.org/w', idempotency_key: 'k1', space_id: work.id });
+  t.equal(inWork.statusCode, 202);
+  const agent = await createAgent(ta, { tier: 'owner', space_id: home.id });
+  const inHome = await ta.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/capture',
+    payload: { url: 'https://example.org/h', idempotency_key: 'k1' },
+  });
+  t.equal(inHome.statusCode, 202, 'a scoped agent reuses a key of another space without a conflict');
+  t.match(inHome.json(), { duplicate: false, space_id: home.id, url: 'https://example.org/h' });
+  t.not(inHome.json().capture_id, inWork.json().capture_id, 'its own capture');
+  const again = await ta.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/capture',
+    payload: { url: 'https://example.org/h', idempotency_key: 'k1' },
+  });
+  t.match(
+    again.json(),
+    { duplicate: true, capture_id: inHome.json().capture_id },
+    'in its space the key holds',
+  );
+  const reused = await ta.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/capture',
+    payload: { url: 'https://example.org/other', idempotency_key: 'k1' },
+  });
+  t.equal(reused.statusCode, 409);
+  t.equal(reused.json().code, 'IDEMPOTENCY_KEY_REUSED');
+  t.match(reused.json().message, /https:\/\/example\.org\/h\b/, "naming only its own space's URL");
+  t.equal((await queued(ta)).length, 2, 'one job per space');
+});
+
 t.test('50 concurrent requests with one key make one capture and one job', async (t) => {
   const ta = await testApp(t);
   const responses = await Promise.all(
@@ -248,13 +284,14 @@ t.test('agents capture into the spaces in their scope; the owner anywhere', asyn
   const owners = await post(ta, { url: 'https://example.org/s5', idempotency_key: 's5', space_id: work.id });
   t.equal(owners.statusCode, 202);
 
-  const stolenKey = await ta.asAgent(scoped.token, {
+  // Keys are unique per space: a key used in another space is no conflict, so it reveals nothing.
+  const sameKey = await ta.asAgent(scoped.token, {
     method: 'POST',
     url: '/api/capture',
     payload: { url: 'https://example.org/s6', idempotency_key: 's5' },
   });
-  t.equal(stolenKey.statusCode, 409, "another space's capture is not revealed through its key");
-  t.equal(stolenKey.json().code, 'IDEMPOTENCY_KEY_REUSED');
+  t.equal(sameKey.statusCode, 202, "another space's key is simply free here");
+  t.match(sameKey.json(), { pending_change_id: String, status: 'pending' });
   const anon = await ta.anon({
     method: 'POST',
     url: '/api/capture',

@@ -14,6 +14,7 @@ t.test('actors are named by who acted', async (t) => {
       tier: 'owner',
       spaceId: null,
       tokenId: '0b9f7c43-5f57-4b0f-9c4f-5b8f1c7b2a10',
+      conversationId: null,
     }),
     '6f1c3c2e-8d0e-4c65-9d65-0a8a3f0f2b11',
   );

@@ -203,6 +203,7 @@ t.test('owner-tier agents write only inside their scope; the context decides', a
     tier: 'owner',
     spaceId: home.id,
     tokenId: '00000000-0000-4000-8000-000000000002',
+    conversationId: null,
   };
   await t.rejects(
     applyEntityWrite(

@@ -86,15 +86,60 @@ t.test('upsert by external identity creates, then updates what it names', async 
   t.equal(second.json().id, first.json().id);
   t.match(second.json(), { title: 'New title', notes: 'keep me' }, 'fields left out keep their value');
 
+  // Identities are unique per space: in another space the same identity is another ref.
   const elsewhere = await ta.asOwner({
     method: 'POST',
     url: '/api/refs/upsert',
-    payload: { space_id: work.id, source: 'bookmarks', external_id: '42', title: 'hijack' },
+    payload: { space_id: work.id, source: 'bookmarks', external_id: '42', title: 'At work' },
   });
-  t.equal(elsewhere.statusCode, 409);
-  t.match(elsewhere.json().message, /another space/);
-  const [row] = await ta.sql`select title, space_id from refs where external_id = '42'`;
-  t.same(row, { title: 'New title', space_id: home.id });
+  t.equal(elsewhere.statusCode, 201);
+  t.not(elsewhere.json().id, first.json().id);
+  const rows = await ta.sql`select title, space_id from refs where external_id = '42' order by title`;
+  t.same(rows, [
+    { title: 'At work', space_id: work.id },
+    { title: 'New title', space_id: home.id },
+  ]);
+  const duplicate = await ta.asOwner({
+    method: 'POST',
+    url: '/api/refs',
+    payload: { space_id: home.id, source: 'bookmarks', external_id: '42' },
+  });
+  t.equal(duplicate.statusCode, 409, 'creating an identity its space has is a conflict');
+  t.equal(
+    duplicate.json().message,
+    'a ref with source "bookmarks" and with external id "42" already exists here',
+    `said in words: ${duplicate.json().message}`,
+  );
+});
+
+t.test('a scoped agent learns nothing of an identity used in another space', async (t) => {
+  const ta = await testApp(t);
+  const home = await createSpace(ta, 'Home');
+  const work = await createSpace(ta, 'Work');
+  const secretRef = await ta.asOwner({
+    method: 'POST',
+    url: '/api/refs',
+    payload: { space_id: work.id, source: 'jira', external_id: 'SECRET-1', title: 'Layoffs' },
+  });
+  const agent = await createAgent(ta, { tier: 'owner', space_id: home.id });
+  for (const url of ['/api/refs', '/api/refs/upsert']) {
+    const same = await ta.asAgent(agent.token, {
+      method: 'POST',
+      url,
+      payload: { source: 'jira', external_id: url === '/api/refs' ? 'SECRET-1' : 'SECRET-2' },
+    });
+    t.equal(same.statusCode, 201, `${url}: its own ref, as if the identity were unused`);
+    t.equal(same.json().space_id, home.id);
+  }
+  const upsertAgain = await ta.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/refs/upsert',
+    payload: { source: 'jira', external_id: 'SECRET-1', title: 'mine' },
+  });
+  t.equal(upsertAgain.statusCode, 200, 'its upsert finds its own ref');
+  t.not(upsertAgain.json().id, secretRef.json().id);
+  const [work1] = await ta.sql`select title from refs where id = ${secretRef.json().id}`;
+  t.equal(work1.title, 'Layoffs', "the other space's ref is untouched");
 });
 
 t.test('concurrent upserts of one identity leave one row', async (t) => {

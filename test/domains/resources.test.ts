@@ -179,7 +179,7 @@ t.test('monitoring and metadata never leave towards agents', async (t) => {
 
   t.notOk((contextColumns as readonly string[]).includes('monitoring'));
   t.notOk((contextColumns as readonly string[]).includes('metadata'));
-  const context = await listResourcesForContext(ta.sql, home.id);
+  const context = await listResourcesForContext(ta.sql, home.id, { columns: 'context', within: null });
   t.same(
     context.map((r) => [r.name, r.depends_on]),
     [
@@ -190,7 +190,7 @@ t.test('monitoring and metadata never leave towards agents', async (t) => {
   for (const row of context) {
     t.same(Object.keys(row).sort(), [...contextColumns, 'depends_on'].sort(), 'allow-listed columns only');
   }
-  const everywhere = await listResourcesForContext(ta.sql, null);
+  const everywhere = await listResourcesForContext(ta.sql, null, { columns: 'context', within: null });
   t.equal(everywhere.length, 3);
   t.notMatch(JSON.stringify(everywhere), /monitor-secret|hunter2|monitoring|metadata/);
 
@@ -222,4 +222,63 @@ t.test('monitoring and metadata never leave towards agents', async (t) => {
   t.match((await ta.asOwner({ method: 'GET', url: `/api/resources/${nas.id}` })).json(), {
     monitoring: secret,
   });
+});
+
+t.test("a scoped agent sees only its space's side of a dependency", async (t) => {
+  const ta = await testApp(t);
+  const home = await createSpace(ta, 'Home');
+  const work = await createSpace(ta, 'Work');
+  const app = await resource(ta, { space_id: home.id, name: 'app' });
+  const cache = await resource(ta, { space_id: home.id, name: 'cache' });
+  const ledger = await resource(ta, { space_id: work.id, name: 'payroll-db' });
+  // The owner linked across spaces.
+  for (const target of [cache, ledger]) {
+    const linked = await ta.asOwner({
+      method: 'POST',
+      url: `/api/resources/${app.id}/dependencies`,
+      payload: { depends_on_id: target.id },
+    });
+    t.equal(linked.statusCode, 201);
+  }
+  const scoped = await createAgent(ta, { tier: 'owner', space_id: home.id });
+  const as = (url: string, request: Record<string, unknown> = {}) =>
+    ta.asAgent(scoped.token, { method: 'GET', url, ...request });
+
+  const dependencies = await as(`/api/resources/${app.id}/dependencies`);
+  t.equal(dependencies.statusCode, 200);
+  t.same(
+    dependencies.json().items.map((item: { name: string }) => item.name),
+    ['cache'],
+    "the dependency list holds its space's side only",
+  );
+  t.equal(dependencies.json().total, 1, 'and counts it so');
+  const reads = [
+    await as(`/api/resources/${app.id}`),
+    await as('/api/resources'),
+    await as(`/api/resources/${app.id}`, {
+      method: 'PATCH',
+      payload: { notes: 'checked by the agent' },
+    }),
+  ];
+  for (const response of reads)
+    t.notMatch(response.body, new RegExp(`${ledger.id}|payroll`), 'never the other id');
+  t.same(reads[0].json().depends_on, [cache.id], 'depends_on in its read');
+  t.same(reads[2].json().depends_on, [cache.id], 'and in what its write answers');
+  const tool = await ta.asAgent(scoped.token, {
+    method: 'POST',
+    url: '/api/mcp',
+    headers: { accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_context', arguments: {} } },
+  });
+  t.notMatch(tool.body, new RegExp(ledger.id), 'the context tool likewise');
+  t.match(tool.body, new RegExp(cache.id));
+
+  const unscoped = await createAgent(ta, { tier: 'read' });
+  const all = await ta.asAgent(unscoped.token, {
+    method: 'GET',
+    url: `/api/resources/${app.id}/dependencies`,
+  });
+  t.equal(all.json().total, 2, 'an agent that reaches every space sees both sides');
+  const owner = await ta.asOwner({ method: 'GET', url: `/api/resources/${app.id}` });
+  t.same(new Set(owner.json().depends_on), new Set([cache.id, ledger.id]), 'the owner sees both');
 });

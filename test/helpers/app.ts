@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { TaskList } from 'graphile-worker';
 import postgres, { type Sql } from 'postgres';
 import { buildApp } from '../../app.ts';
@@ -162,4 +162,38 @@ export async function createSpace(
   const response = await ta.asOwner({ method: 'POST', url: '/api/spaces', payload: { name } });
   if (response.statusCode !== 201) throw new Error(`creating a space failed: ${response.body}`);
   return response.json();
+}
+
+/**
+ * Another process of the same hub: an app of its own on `ta`'s database (and data directory), closed at teardown.
+ * Its owner token, settings and logger may differ, as after a restart with a new configuration.
+ */
+export async function anotherProcess(
+  t: Teardown,
+  ta: TestApp,
+  options: {
+    ownerToken?: string;
+    env?: Record<string, string>;
+    logger?: FastifyServerOptions['logger'];
+  } = {},
+): Promise<FastifyInstance> {
+  const token = options.ownerToken ?? ownerToken;
+  const config = loadConfig({
+    DATA_DIR: ta.dataDir,
+    OWNER_TOKEN: token,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const app = await buildApp({
+    config,
+    sql: ta.sql,
+    databaseUrl: ta.db.url,
+    ownerToken: token,
+    worker: 'off',
+    cron: false,
+    logger: options.logger,
+  });
+  t.teardown(() => app.close());
+  await app.ready();
+  return app;
 }
