@@ -213,8 +213,12 @@ declare module 'fastify' {
     access?: AccessLevel;
     /** A POST that only reads (the tool protocol, searches): read-tier agents may send it. */
     readOnly?: boolean;
-    /** The route checks a secret itself (sign-in): its 401s count as failures of the caller's address. */
-    signIn?: boolean;
+    /**
+     * The route checks a secret of its own (the sign-in's owner token, METRICS_TOKEN, the webhook secret): a bearer
+     * token sent to it is not counted as wrong before the route has judged it, and its 401s count as failures of the
+     * caller's address.
+     */
+    checksSecret?: boolean;
   }
 }
 
@@ -352,7 +356,7 @@ export default fp<AuthOptions>(
      */
     async function throttle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const tries =
-        request.headers.authorization !== undefined || request.routeOptions.config.signIn === true;
+        request.headers.authorization !== undefined || request.routeOptions.config.checksSecret === true;
       if (!tries || request.is404) return;
       const address = failureKey(request.ip);
       const { retryAfter, firstRefusal } = await failures.check(address);
@@ -414,8 +418,11 @@ export default fp<AuthOptions>(
         }
       }
       request.badCredentials = token !== undefined || hasAssertion;
-      // A wrong bearer token is a guess (an access-proxy assertion is checked by its signature, not guessed).
-      if (request.headers.authorization !== undefined && !request.is404) {
+      // A wrong bearer token is a guess, on any route (a public one can tell a right token from a wrong one too),
+      // unless the route takes a secret of its own and judges it itself. An access-proxy assertion is checked by
+      // its signature, not guessed.
+      const judgedByRoute = request.routeOptions.config.checksSecret === true;
+      if (request.headers.authorization !== undefined && !judgedByRoute && !request.is404) {
         await failures.fail(failureKey(request.ip));
       }
     }
@@ -442,9 +449,9 @@ export default fp<AuthOptions>(
     app.addHook('onRequest', identify);
     app.addHook('onRequest', checkOrigin);
     app.addHook('onRequest', enforceAccess);
-    // A sign-in refused for its secret counts like a wrong bearer token.
+    // A secret a route refused (a sign-in, a metrics or webhook token) counts like a wrong bearer token.
     app.addHook('onSend', async (request, reply) => {
-      if (request.routeOptions.config.signIn === true && reply.statusCode === 401) {
+      if (request.routeOptions.config.checksSecret === true && reply.statusCode === 401) {
         await failures.fail(failureKey(request.ip));
       }
     });

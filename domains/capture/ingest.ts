@@ -31,6 +31,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/ingest/:service',
     {
+      config: { checksSecret: true },
       schema: {
         tags: ['capture'],
         summary: 'Bookmark webhook',

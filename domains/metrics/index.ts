@@ -44,6 +44,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       open.get(
         '/metrics',
         {
+          config: { checksSecret: true },
           schema: {
             tags: ['metrics'],
             summary: 'Prometheus metrics',

@@ -122,7 +122,7 @@ const plugin: FastifyPluginAsyncTypebox<SessionOptions> = async (app, options) =
       open.post(
         '/session',
         {
-          config: { signIn: true },
+          config: { checksSecret: true },
           schema: {
             tags,
             summary: 'Sign in with the owner token: sets the session cookie',
