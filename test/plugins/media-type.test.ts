@@ -33,7 +33,7 @@ const statusOf = async (id: string) =>
 t.test('the planted approve form is refused, whatever its enctype', async (t) => {
   const id = await proposal('Planted');
   const url = `/api/pending-changes/${id}/approve`;
-  const forms = [
+  const forms: Record<string, string>[] = [
     // <form method=post enctype=text/plain><button>: an empty body, and a Content-Type all the same.
     { 'content-type': 'text/plain', 'content-length': '0' },
     { 'content-type': 'text/plain;charset=UTF-8', payload: 'a=b' },
