@@ -20029,9 +20029,15 @@ export interface paths {
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -20065,6 +20071,10 @@ export interface paths {
                             keyword: string | null;
                             follow_redirects: boolean;
                             verify_tls: boolean;
+                            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+                            basic_auth: {
+                                set: boolean;
+                            };
                             interval_s: number;
                             timeout_ms: number;
                             retries: number;
@@ -20300,6 +20310,10 @@ export interface paths {
                             keyword: string | null;
                             follow_redirects: boolean;
                             verify_tls: boolean;
+                            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+                            basic_auth: {
+                                set: boolean;
+                            };
                             interval_s: number;
                             timeout_ms: number;
                             retries: number;
@@ -20472,9 +20486,15 @@ export interface paths {
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -20508,6 +20528,10 @@ export interface paths {
                             keyword: string | null;
                             follow_redirects: boolean;
                             verify_tls: boolean;
+                            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+                            basic_auth: {
+                                set: boolean;
+                            };
                             interval_s: number;
                             timeout_ms: number;
                             retries: number;
@@ -20884,9 +20908,15 @@ export interface paths {
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -20920,6 +20950,10 @@ export interface paths {
                             keyword: string | null;
                             follow_redirects: boolean;
                             verify_tls: boolean;
+                            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+                            basic_auth: {
+                                set: boolean;
+                            };
                             interval_s: number;
                             timeout_ms: number;
                             retries: number;
@@ -22034,6 +22068,10 @@ export interface paths {
                             keyword: string | null;
                             follow_redirects: boolean;
                             verify_tls: boolean;
+                            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+                            basic_auth: {
+                                set: boolean;
+                            };
                             interval_s: number;
                             timeout_ms: number;
                             retries: number;
@@ -27734,6 +27772,10 @@ export interface components {
             keyword: string | null;
             follow_redirects: boolean;
             verify_tls: boolean;
+            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+            basic_auth: {
+                set: boolean;
+            };
             interval_s: number;
             timeout_ms: number;
             retries: number;
