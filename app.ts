@@ -43,7 +43,7 @@ import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { CardBus } from './lib/card-bus.ts';
-import { isDate, isDateTime } from './lib/input.ts';
+import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
 import { ownerTokenDigest } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
@@ -82,10 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkError,
     ajv: {
       customOptions: { removeAdditional: false, allErrors: false },
-      // After ajv-formats: dates a Date can hold (no leap second), as TypeBox's checks have them (lib/schemas.ts).
+      // After ajv-formats: dates a Date can hold (no leap second) and stored links (http or https only), as TypeBox's
+      // checks have them (lib/schemas.ts).
       onCreate: (ajv) => {
         ajv.addFormat('date-time', isDateTime);
         ajv.addFormat('date', isDate);
+        ajv.addFormat('web-url', isWebUrl);
       },
     },
     // A silent or trickling client is cut off (README, "Time limits"): idle keep-alive connections, headers and

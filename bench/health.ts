@@ -52,7 +52,7 @@ async function main() {
     const maxConcurrency = Math.max(...sizes.concurrency);
     const sql = createSql(db.url, { warn: () => undefined }, Math.min(maxConcurrency, 32) + 2);
     for (let i = 0; i < sizes.services; i++) {
-      const definition =
+      const { definition } =
         i < sizes.services - tcpCount
           ? checkDefinition({
               name: `web ${i}`,
@@ -68,7 +68,7 @@ async function main() {
               port: tcpPorts[i - (sizes.services - tcpCount)],
               category: 'tcp',
             });
-      await insertService(sql, definition);
+      await insertService(sql, definition, null);
     }
     console.log(
       `# ${sizes.services} services (${sizes.services - tcpCount} HTTP with keyword, ${tcpCount} TCP) on loopback, ` +

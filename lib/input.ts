@@ -104,3 +104,23 @@ function realDay(date: string): boolean {
     parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day
   );
 }
+
+/**
+ * A link the hub stores and shows (`format: 'web-url'`): an absolute http or https URL with a host. `javascript:`,
+ * `data:`, `file:` and the like are refused where they are written (400 URL_REFUSED), not left to the browser.
+ */
+export function isWebUrl(value: string): boolean {
+  const url = URL.parse(value);
+  return (url?.protocol === 'http:' || url?.protocol === 'https:') && url.hostname !== '';
+}
+
+/** A validator's error list (Ajv's or TypeBox's, which share this shape). */
+type SchemaProblem = { keyword: string; instancePath: string; params?: unknown };
+
+/** The field whose value failed the web-url format, if that is among the problems ('/url'). */
+export function refusedUrlField(problems: readonly SchemaProblem[]): string | undefined {
+  return problems.find(
+    (problem) =>
+      problem.keyword === 'format' && (problem.params as { format?: string })?.format === 'web-url',
+  )?.instancePath;
+}

@@ -6,6 +6,7 @@
 // ALERT_TOKEN, when set, goes as a bearer token (ntfy access tokens). Delivery runs in the background and is retried
 // with backoff; `notify` returns at once, so a slow or dead alert endpoint never holds up the work that raised it.
 import { request } from 'undici';
+import { upstreamAgent } from './safe-fetch.ts';
 
 export type AlertFormat = 'json' | 'ntfy';
 
@@ -36,6 +37,8 @@ export interface DeliveryLog {
 }
 
 const defaultDelays = [1_000, 5_000, 30_000];
+// ALERT_URL is the owner's: it may be on the LAN, never cloud metadata.
+const alertDispatcher = upstreamAgent();
 const inFlight = new Set<Promise<boolean>>();
 
 /** An HTTP header value: ntfy decodes RFC 2047 encoded words, so non-ASCII text survives. */
@@ -83,6 +86,7 @@ async function attempt(url: string, timeoutMs: number, payload: ReturnType<typeo
     method: 'POST',
     headers: payload.headers,
     body: payload.body,
+    dispatcher: alertDispatcher,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     signal: AbortSignal.timeout(timeoutMs),

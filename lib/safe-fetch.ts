@@ -12,12 +12,18 @@
 // - redirects are followed here, never by undici, so each hop goes through all of the above;
 // - size and time limits are enforced while reading.
 // No proxy is used, whatever HTTP_PROXY says: a proxy would dial on our behalf and the peer check would be moot.
+//
+// Upstreams the owner configures (health checks, discovery, weather, Proxmox, Shlink, speech-to-text, the assistant,
+// linkding, alerts) are trusted to live on the LAN, so upstreamAgent() dials private addresses; the same connector
+// still refuses cloud metadata (by name, by any DNS answer, by the connected peer) on every connection it opens, so
+// a redirect hop cannot reach it either.
 
 import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookupCallback } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type Socket } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher, Dispatcher1Wrapper } from 'undici';
 
 export type FetchRefusalRule =
   | 'url'
@@ -68,6 +74,11 @@ const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata']);
 function normalHost(host: string): string {
   const lower = host.toLowerCase();
   return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+/** A cloud metadata service by address (any spelling a socket or URL gives) or by its well-known host name. */
+export function isCloudMetadata(host: string): boolean {
+  return isMetadataAddress(host) || METADATA_HOSTS.has(normalHost(host));
 }
 
 function isMetadataAddress(address: string): boolean {
@@ -254,6 +265,8 @@ export function blockedRange(address: string): string | null {
 // URL rules
 
 interface AddressPolicy {
+  /** Owner-configured upstreams: private addresses are fine, only cloud metadata is refused. */
+  metadataOnly?: boolean;
   allowPrivate: boolean;
   lookup: LookupFn;
   treatAsPublic: ((address: string) => boolean) | undefined;
@@ -262,6 +275,7 @@ interface AddressPolicy {
 
 /** Why `address` (reached through the name `host`, when there is one) is refused, or null when it may be dialled. */
 function blockedFor(policy: AddressPolicy, address: string, host: string | null = null): string | null {
+  if (policy.metadataOnly) return isMetadataAddress(address) ? 'cloud metadata' : null;
   if (policy.allowPrivate) return null;
   if (policy.treatAsPublic?.(address)) return null;
   const range = blockedRange(address);
@@ -373,7 +387,7 @@ export async function checkUrlResolved(
 
 // Carries a rule out of the connector through undici, which passes connector errors through unchanged; safeFetch
 // turns it into a FetchRefusedError that names the URL.
-class GuardError extends Error {
+export class GuardError extends Error {
   readonly rule: FetchRefusalRule;
 
   constructor(rule: FetchRefusalRule, message: string, options?: { cause?: unknown }) {
@@ -414,6 +428,9 @@ async function connectChecked(
   options: buildConnector.Options,
 ): Promise<Socket> {
   const name = options.hostname;
+  if (METADATA_HOSTS.has(normalHost(name))) {
+    throw new GuardError('blocked_address', `${name} is a cloud metadata host`);
+  }
   let addresses: string[];
   if (isIP(name) !== 0) {
     addresses = [name];
@@ -463,9 +480,12 @@ async function connectChecked(
   throw lastError;
 }
 
-function guardedConnector(policy: AddressPolicy): buildConnector.connector {
+function guardedConnector(
+  policy: AddressPolicy,
+  tls: { rejectUnauthorized?: boolean; ca?: Buffer | string } = {},
+): buildConnector.connector {
   // HTTP/1.1 only: every site speaks it, and one protocol keeps the limits below behaving one way.
-  const open = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false });
+  const open = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false, ...tls });
   return (options, callback) => {
     connectChecked(policy, open, options).then(
       (socket) => callback(null, socket),
@@ -502,6 +522,66 @@ function agentFor(policy: AddressPolicy): Agent {
   }
   return agent;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Owner-configured upstreams
+
+export interface UpstreamAgentOptions {
+  /** TLS certificate verification (default on). */
+  rejectUnauthorized?: boolean;
+  /** Extra CA certificates to trust (PVE_CA_FILE). */
+  ca?: Buffer | string;
+  keepAliveTimeout?: number;
+  pipelining?: number;
+  headersTimeout?: number;
+  bodyTimeout?: number;
+  /** Test seam: resolves names instead of dns.lookup. */
+  lookup?: LookupFn;
+}
+
+/**
+ * The dispatcher for an upstream the owner configures: LAN and loopback addresses are dialled, cloud metadata never
+ * (its host names, any DNS answer or connected peer in its addresses), on every connection, redirect hops included.
+ * Make one per configuration and keep it: it pools connections.
+ */
+export function upstreamAgent(options: UpstreamAgentOptions = {}): Agent {
+  const { rejectUnauthorized = true, ca, lookup = defaultLookup, ...agentOptions } = options;
+  const policy: AddressPolicy = {
+    metadataOnly: true,
+    allowPrivate: true,
+    lookup,
+    treatAsPublic: undefined,
+    allowList: null,
+  };
+  return new Agent({ ...agentOptions, connect: guardedConnector(policy, { rejectUnauthorized, ca }) });
+}
+
+/** Node's built-in fetch as its `dispatcher` option takes it (its fetch speaks undici's older handler API). */
+export type BuiltinDispatcher = NonNullable<RequestInit['dispatcher']>;
+
+/** upstreamAgent for Node's built-in fetch. */
+export function upstreamFetchDispatcher(options: UpstreamAgentOptions = {}): BuiltinDispatcher {
+  // Only the type declarations of the two undici versions differ here, not the runtime contract.
+  return new Dispatcher1Wrapper(upstreamAgent(options)) as unknown as BuiltinDispatcher;
+}
+
+/**
+ * For a plain socket to an owner-configured host (`net.connect({ host, port, lookup: upstreamLookup })`): dns.lookup,
+ * failing with a GuardError when any answer is a cloud metadata address. An address or a metadata host name given
+ * as `host` is never looked up: check it with isCloudMetadata first.
+ */
+export const upstreamLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookupCallback(hostname, options, (error, address, family) => {
+    if (error) return callback(error, address, family);
+    const answers = typeof address === 'string' ? [{ address, family }] : address;
+    const refused = answers.find((answer) => isMetadataAddress(answer.address));
+    if (refused) {
+      const reason = `${hostname} resolves to ${refused.address}, a cloud metadata address`;
+      return callback(Object.assign(new GuardError('blocked_address', reason), { code: 'EMETADATA' }), '', 0);
+    }
+    callback(null, address, family);
+  });
+};
 
 /** Closes the pooled connections of every agent this module created (service shutdown, end of tests). */
 export async function closeSafeFetch(): Promise<void> {

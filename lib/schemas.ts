@@ -1,12 +1,13 @@
 // Schemas shared by every domain: ids, timestamps, pagination and the error body.
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import { Format } from 'typebox/format';
-import { isDate, isDateTime } from './input.ts';
+import { isDate, isDateTime, isWebUrl } from './input.ts';
 
 // TypeBox's own checks (the tool protocol, stored payloads) hold dates to what Fastify's validator does (app.ts):
 // no leap second, no RFC 9557 suffix, nothing a Date cannot represent.
 Format.Set('date-time', isDateTime);
 Format.Set('date', isDate);
+Format.Set('web-url', isWebUrl);
 
 import { errorCodes } from './errors.ts';
 
@@ -21,6 +22,11 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const DateInput = Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], {
   description: 'an RFC 3339 date-time, or a plain date YYYY-MM-DD (midnight UTC)',
 });
+/** A link that is stored and shown: http or https only (lib/input.ts isWebUrl). */
+export function WebUrl(maxLength: number) {
+  return Type.String({ format: 'web-url', maxLength, description: 'an absolute http or https URL' });
+}
+
 export const NullableDateInput = Type.Union([DateInput, Type.Null()]);
 
 /** The space a create goes to: required, except for an agent scoped to one space (its space is the default). */

@@ -1,10 +1,11 @@
-// The plain client for upstreams the owner configures (weather, Proxmox, the link shortener): trusted settings that
-// may live on the LAN, so no address guard, but every call has a time limit and TLS is verified unless a dispatcher
-// says otherwise. A failure is an UpstreamError saying what went wrong in words a person can act on: the upstream's
+// The client for upstreams the owner configures (weather, Proxmox, the link shortener): trusted settings that may
+// live on the LAN, so only cloud metadata is refused (lib/safe-fetch.ts, upstreamAgent); every call has a time limit
+// and TLS is verified unless a dispatcher says otherwise. A failure is an UpstreamError saying what went wrong in words a person can act on: the upstream's
 // own status and reason, a timeout, or a refused connection. It never becomes our status.
 import { STATUS_CODES } from 'node:http';
 import { type Dispatcher, request } from 'undici';
 import { type ErrorCode, HubError, hubError } from './errors.ts';
+import { GuardError, upstreamAgent } from './safe-fetch.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -34,8 +35,10 @@ export interface UpstreamRequest {
 }
 
 const maxBodyBytes = 4 * 1024 * 1024;
+const ownerUpstream = upstreamAgent();
 
 function failureReason(error: unknown, timeoutMs: number): string {
+  if (error instanceof GuardError) return `refused: ${error.message}`;
   const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
   if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -66,7 +69,7 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
       },
       body: options.json === undefined ? undefined : JSON.stringify(options.json),
       signal,
-      dispatcher: options.dispatcher,
+      dispatcher: options.dispatcher ?? ownerUpstream,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { codeForStatus, type ErrorCode, errorBody, HubError, isErrorCode } from '../lib/errors.ts';
+import { refusedUrlField } from '../lib/input.ts';
 
 export { errorBody };
 
@@ -193,6 +194,14 @@ export function describeError(error: unknown): MappedError {
       statusCode: 400,
       code: 'INVALID_MULTIPART',
       message: `malformed multipart body: ${err.message}`,
+    };
+  }
+  const refusedUrl = err?.validation ? refusedUrlField(err.validation) : undefined;
+  if (refusedUrl !== undefined) {
+    return {
+      statusCode: 400,
+      code: 'URL_REFUSED',
+      message: `${err.validationContext ?? 'body'}${refusedUrl} must be an http or https URL`,
     };
   }
   let statusCode = err?.validation ? 400 : (err?.statusCode ?? 500);

@@ -3,6 +3,12 @@
 // naming the field: INVALID_TEXT (NUL, unpaired surrogate), JSON_TOO_DEEP, or VALIDATION_FAILED (a number that is
 // not finite, which Ajv's type coercion lets through: `?limit=Infinity`). Multipart field names, file names and
 // values get the same text check as they are read.
+//
+// A write the browser authenticates by itself (the session cookie, an access proxy's assertion) must be JSON, or
+// multipart where the route takes a file: an HTML form can only send urlencoded, multipart or text/plain bodies, so
+// a form planted in content the owner reads (and clicked by the owner) is refused 415 UNSUPPORTED_MEDIA_TYPE before
+// its body is read, on every route, with a body schema or without. A write with neither body nor Content-Type
+// (an approve from the app) passes: a form always sends a Content-Type, `enctype=text/plain` included.
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -18,6 +24,41 @@ function check(parts: [unknown, string][]): void {
 }
 
 /** The parts of a multipart body, each refused when a name or value holds text that cannot be stored. */
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+const multipart = 'multipart/form-data';
+
+/** Whether the browser sent the credentials by itself, as it does for any form a page submits. */
+function ambientlyAuthenticated(request: FastifyRequest): boolean {
+  const principal = request.principal;
+  return principal?.kind === 'owner' && (principal.via === 'session' || principal.via === 'access');
+}
+
+/** A route that reads a file says so in its schema (`consumes`, or a documented multipart request body). */
+function takesFiles(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema;
+  return schema?.consumes?.includes(multipart) === true || schema?.requestBody?.[multipart] !== undefined;
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Refuses a browser-authenticated write whose body a plain HTML form could have sent. */
+function checkWriteMediaType(request: FastifyRequest): void {
+  if (readMethods.has(request.method) || request.is404 || !ambientlyAuthenticated(request)) return;
+  const header = request.headers['content-type'];
+  const type = header?.split(';')[0].trim().toLowerCase() || null;
+  const files = takesFiles(request);
+  if (type === 'application/json' || (type === multipart && files)) return;
+  if (type === null && !hasBody(request)) return;
+  const wanted = files ? `application/json or ${multipart}` : 'application/json';
+  throw hubError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `a signed-in browser write must be sent as ${wanted} (Content-Type: ${type ?? 'none'})`,
+  );
+}
+
 async function* checkedParts(parts: AsyncIterableIterator<Multipart>): AsyncIterableIterator<Multipart> {
   for await (const part of parts) {
     const named = `multipart field ${JSON.stringify(part.fieldname)}`;
@@ -34,6 +75,11 @@ async function* checkedParts(parts: AsyncIterableIterator<Multipart>): AsyncIter
 
 export default fp(
   async (app) => {
+    // After every onRequest hook (the caller is known by then), before a byte of the body is read.
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      checkWriteMediaType(request);
+      return payload;
+    });
     // Before validation: the text and depth checks must see the body before a schema (or a handler) walks it.
     app.addHook('preValidation', async (request: FastifyRequest) => {
       const body = Buffer.isBuffer(request.body) ? undefined : request.body;

@@ -41,7 +41,8 @@ function contentSecurityPolicy(styleHash: string): string {
     "media-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    // The app submits with script, never a native form: a form slipped into rendered content goes nowhere.
+    "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }

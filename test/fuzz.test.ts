@@ -159,7 +159,8 @@ function sample(raw: Schema | undefined, doc: Document, ids: string[], depth = 0
   if (schema.format === 'uuid') return ids[0];
   if (schema.format === 'date-time') return '2026-12-05T10:00:00Z';
   if (schema.format === 'date') return '2026-12-05';
-  if (schema.format === 'uri' || schema.format === 'url') return 'https://example.com/';
+  if (schema.format === 'uri' || schema.format === 'url' || schema.format === 'web-url')
+    return 'https://example.com/';
   if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test('fuzz')) return undefined;
   return 'fuzz';
 }

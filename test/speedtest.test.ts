@@ -69,6 +69,12 @@ t.test('both Ookla CLI versions and speedtest-cli are read, in Mbps and ms', asy
   });
 });
 
+t.test('a result URL other than http or https is not stored', async (t) => {
+  const run = await measure(config('hostile-url'));
+  t.equal(run.measurement?.result_url, null, 'javascript: is dropped');
+  t.equal(run.measurement?.download_mbps, 93.75, 'the rest of the result is kept');
+});
+
 t.test('errors on stderr: a result on stdout still counts; without one the error is kept', async (t) => {
   const both = await measure(config('error-with-result'));
   t.equal(both.error, null);

@@ -8,6 +8,7 @@
 import { createInterface } from 'node:readline';
 import type { AssistantConfig } from '../../config.ts';
 import { childEnvironment, outputTail, splitCommand, startCommand, startFailure } from '../../lib/command.ts';
+import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';
 import type { RunnerEvent } from './events.ts';
 import { StreamJsonReader } from './stream-json.ts';
 
@@ -105,6 +106,9 @@ export function commandRunner(config: Extract<AssistantConfig, { runner: 'comman
 
 type Json = Record<string, unknown>;
 
+// The model endpoint is the owner's (ASSISTANT_URL): a LAN server is fine, cloud metadata never.
+const modelDispatcher = upstreamFetchDispatcher();
+
 interface AssembledCall {
   id: string;
   name: string;
@@ -161,6 +165,7 @@ export function openaiRunner(config: Extract<AssistantConfig, { runner: 'openai'
             accept: 'text/event-stream',
             ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
           },
+          dispatcher: modelDispatcher,
           body: JSON.stringify({
             model: config.model,
             messages,

@@ -11,6 +11,7 @@ import { Check } from 'typebox/value';
 import { request } from 'undici';
 import type { LinkdingConfig } from '../../config.ts';
 import { HubError } from '../../lib/errors.ts';
+import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import type { CronItem, DomainCron } from '../../worker/cron.ts';
 import type { JobDeps } from '../../worker/tasks.ts';
 import { capture } from './capture.ts';
@@ -37,6 +38,8 @@ const pageSize = 100;
 // only advances past what was read, so a larger backlog is picked up by the next runs.
 const maxPages = 100;
 const timeouts = { headersTimeout: 10_000, bodyTimeout: 30_000 };
+// linkding is the owner's, and so are the `next` page URLs it answers with: the LAN is fine, cloud metadata never.
+const dispatcher = upstreamAgent();
 const source = 'linkding';
 
 export interface SyncReport {
@@ -59,6 +62,7 @@ async function readPage(config: LinkdingConfig, url: URL): Promise<Static<typeof
     method: 'GET',
     headers: { authorization: `Token ${config.token}`, accept: 'application/json' },
     ...timeouts,
+    dispatcher,
   });
   const text = await res.body.text();
   if (res.statusCode !== 200) {

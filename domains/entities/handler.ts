@@ -7,6 +7,7 @@ import { Compile } from 'typebox/compile';
 import type { Config } from '../../config.ts';
 import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
+import { refusedUrlField } from '../../lib/input.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { spaceExists } from '../spaces/store.ts';
@@ -39,7 +40,11 @@ export function validator<const T extends TSchema>(schema: T, what: string): (pa
   const compiled = Compile(schema);
   return (payload) => {
     if (compiled.Check(payload)) return payload as Static<T>;
-    const [first] = compiled.Errors(payload);
+    const problems = [...compiled.Errors(payload)];
+    const url = refusedUrlField(problems);
+    if (url !== undefined)
+      throw hubError('URL_REFUSED', `invalid ${what}: ${url} must be an http or https URL`);
+    const [first] = problems;
     const detail = first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match the schema';
     throw hubError('VALIDATION_FAILED', `invalid ${what}: ${detail}`);
   };

@@ -1,9 +1,12 @@
-// One check of one service. Checks reach the owner's LAN by design (the registry is owner-written): a plain client
-// with a time limit, TLS verification on unless the service turns it off, none of the hub's credentials sent, and
-// redirects followed by hand (at most 5) only when the service asks for it.
+// One check of one service. Checks reach the owner's LAN by design (the registry is owner-written): a client with a
+// time limit, TLS verification on unless the service turns it off, none of the hub's credentials sent, and
+// redirects followed by hand (at most 5) only when the service asks for it (follow_redirects). Cloud metadata is
+// never reached, whether named by the service or by a redirect (lib/safe-fetch.ts, upstreamAgent). The service's
+// own basic-auth credentials go with the request to its URL's origin, never to another a redirect points at.
 import net from 'node:net';
-import { Agent, request } from 'undici';
-import type { Definition } from './definition.ts';
+import { request } from 'undici';
+import { isCloudMetadata, upstreamAgent, upstreamLookup } from '../../lib/safe-fetch.ts';
+import type { BasicAuth, Definition } from './definition.ts';
 
 /** What a check needs of a service's definition. */
 export type CheckTarget = Pick<
@@ -18,7 +21,10 @@ export type CheckTarget = Pick<
   | 'follow_redirects'
   | 'verify_tls'
   | 'timeout_ms'
->;
+> & {
+  /** Sent as `Authorization: Basic` to the URL's origin. */
+  basic_auth: BasicAuth | null;
+};
 
 export interface CheckOutcome {
   ok: boolean;
@@ -32,8 +38,12 @@ const maxKeywordBody = 2 * 1024 * 1024;
 const userAgent = 'ops-hub-health-check';
 
 // Keep-alive pools, one per TLS policy: a check every minute to the same host reuses its connection.
-const verifying = new Agent({ connect: { rejectUnauthorized: true }, keepAliveTimeout: 30_000 });
-const lenient = new Agent({ connect: { rejectUnauthorized: false }, keepAliveTimeout: 30_000 });
+const verifying = upstreamAgent({ rejectUnauthorized: true, keepAliveTimeout: 30_000 });
+const lenient = upstreamAgent({ rejectUnauthorized: false, keepAliveTimeout: 30_000 });
+
+function basicAuthorization(auth: BasicAuth): string {
+  return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+}
 
 /** An error in words a dashboard can show. */
 export function describeError(error: unknown, timeoutMs: number): string {
@@ -63,11 +73,20 @@ async function readUpTo(body: AsyncIterable<Buffer>, limit: number): Promise<str
 
 async function httpCheck(target: CheckTarget, started: number): Promise<CheckOutcome> {
   const signal = AbortSignal.timeout(target.timeout_ms);
-  let url = new URL(target.url ?? '');
+  const first = new URL(target.url ?? '');
+  let url = first;
   for (let hop = 0; ; hop++) {
+    const credentials =
+      target.basic_auth && url.origin === first.origin
+        ? { authorization: basicAuthorization(target.basic_auth) }
+        : {};
     const response = await request(url, {
       method: 'GET',
-      headers: { 'user-agent': userAgent, accept: 'text/html,application/json;q=0.9,*/*;q=0.8' },
+      headers: {
+        'user-agent': userAgent,
+        accept: 'text/html,application/json;q=0.9,*/*;q=0.8',
+        ...credentials,
+      },
       dispatcher: target.verify_tls ? verifying : lenient,
       signal,
       headersTimeout: target.timeout_ms,
@@ -99,8 +118,12 @@ async function httpCheck(target: CheckTarget, started: number): Promise<CheckOut
 }
 
 function tcpCheck(target: CheckTarget, started: number): Promise<CheckOutcome> {
+  const host = target.host ?? '';
+  if (isCloudMetadata(host)) {
+    return Promise.resolve({ ok: false, latency_ms: null, message: `${host} is a cloud metadata address` });
+  }
   return new Promise((resolve) => {
-    const socket = net.connect({ host: target.host ?? '', port: target.port ?? 0 });
+    const socket = net.connect({ host, port: target.port ?? 0, lookup: upstreamLookup });
     const done = (outcome: CheckOutcome) => {
       socket.destroy();
       resolve(outcome);

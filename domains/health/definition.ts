@@ -1,8 +1,10 @@
 // A monitored service's definition, checked and normalised: the check fields its kind uses (the others cleared) and
 // its target, the one identity of what it checks: http `scheme://host:port/path`, tcp `tcp://host:port`. Two services
-// (curated or discovered) never share a target.
+// (curated or discovered) never share a target. Credentials written into the URL (`https://user:pass@nas/`) are taken
+// out of it: they become the check's basic auth, kept apart and never shown (the URL is, agents included).
 import { isIP } from 'node:net';
 import { hubError } from '../../lib/errors.ts';
+import { isCloudMetadata } from '../../lib/safe-fetch.ts';
 import { normaliseMac } from '../devices/mac.ts';
 import type { CreateService } from './schema.ts';
 
@@ -29,6 +31,15 @@ export interface Definition {
   notes: string | null;
   target: string;
 }
+
+/** What an http check sends as `Authorization: Basic`. */
+export interface BasicAuth {
+  username: string;
+  password: string;
+}
+
+/** What a write says of a service's credentials: new ones, none (cleared), or nothing (those stored stay). */
+export type CredentialsChange = BasicAuth | null | undefined;
 
 export const defaults = {
   category: 'Services',
@@ -63,11 +74,39 @@ function httpUrl(value: string, field: string): URL {
   try {
     url = new URL(value);
   } catch {
-    invalid(`${field} "${value}" is not a URL`);
+    invalid(`${field} "${redacted(value)}" is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') invalid(`${field} must be an http(s) URL`);
   if (!url.hostname) invalid(`${field} must name a host`);
   return url;
+}
+
+/** A value as a message may show it: anything between `//` and `@` could be a password. */
+function redacted(value: string): string {
+  return value.replace(/\/\/[^/?#]*@/, '//***@');
+}
+
+/** Refuses a check of a cloud metadata service: it hands out cloud credentials, and no check needs it. */
+function notMetadata(host: string, field: string): void {
+  if (isCloudMetadata(host))
+    invalid(`${field} names ${host}, a cloud metadata address, which is never checked`);
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** The credentials in a URL's user-info, taken out of it. */
+function takeCredentials(url: URL): BasicAuth | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  const credentials = { username: decoded(url.username), password: decoded(url.password) };
+  url.username = '';
+  url.password = '';
+  return credentials;
 }
 
 export function httpTarget(url: URL): string {
@@ -81,13 +120,31 @@ export function tcpTarget(host: string, port: number): string {
   return `tcp://${isIP(name) === 6 ? `[${name}]` : name}:${port}`;
 }
 
-/** The whole definition from what was sent (a create, or a stored service with a patch over it). */
-export function checkDefinition(input: CreateService): Definition {
-  const merged = { ...defaults, ...input };
+/**
+ * The whole definition from what was sent (a create, or a stored service with a patch over it), and what becomes of
+ * its credentials. `storedUrl` is the URL a patch starts from: credentials kept from before stay only while the URL
+ * keeps their origin, so they never go to a host they were not given for.
+ */
+export function checkDefinition(
+  input: CreateService,
+  storedUrl: string | null = null,
+): { definition: Definition; credentials: CredentialsChange } {
+  const { basic_auth: sentCredentials, ...fields } = input;
+  const merged = { ...defaults, ...fields };
   let target: string;
+  let credentials: CredentialsChange = sentCredentials;
   if (merged.kind === 'http') {
     if (!merged.url) invalid('url is required for an http check');
     const url = httpUrl(merged.url, 'url');
+    notMetadata(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'url');
+    const inUrl = takeCredentials(url);
+    if (inUrl && sentCredentials !== undefined) {
+      invalid('send the credentials in url or in basic_auth, not both');
+    }
+    credentials = inUrl ?? sentCredentials;
+    if (credentials === undefined && storedUrl !== null && URL.parse(storedUrl)?.origin !== url.origin) {
+      credentials = null;
+    }
     target = httpTarget(url);
     merged.url = url.href;
     // Kept for matching a device by address and for display; the URL is what is checked.
@@ -98,6 +155,9 @@ export function checkDefinition(input: CreateService): Definition {
     const host = merged.host.trim().replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) === 0 && !hostPattern.test(host))
       invalid(`host "${merged.host}" is not a host name or IP address`);
+    notMetadata(host, 'host');
+    if (sentCredentials) invalid('basic_auth applies to http checks only');
+    credentials = null;
     if (merged.port === null || !Number.isInteger(merged.port) || merged.port < 1 || merged.port > 65535) {
       invalid('port must be an integer from 1 to 65535 for a tcp check');
     }
@@ -107,11 +167,16 @@ export function checkDefinition(input: CreateService): Definition {
     merged.keyword = null;
   }
   if (merged.status_min > merged.status_max) invalid('status_min must not be above status_max');
-  if (merged.link) merged.link = httpUrl(merged.link, 'link').href;
+  if (merged.link) {
+    const link = httpUrl(merged.link, 'link');
+    if (link.username !== '' || link.password !== '')
+      invalid('link must not carry credentials (it is shown)');
+    merged.link = link.href;
+  }
   if (merged.device_mac) {
     const mac = normaliseMac(merged.device_mac);
     if (!mac) throw hubError('INVALID_MAC', 'device_mac', merged.device_mac);
     merged.device_mac = mac;
   }
-  return { ...merged, target };
+  return { definition: { ...merged, target }, credentials };
 }

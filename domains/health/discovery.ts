@@ -1,11 +1,13 @@
 // The LAN sweep: a TCP connect to every address of the configured ranges on every configured port, with bounded
 // concurrency and a time limit per attempt. An open web port is read once (page title, Server header) to recognise
-// the service; any other open port is proposed as a TCP check.
+// the service; any other open port is proposed as a TCP check. Cloud metadata addresses are never swept, whatever
+// the ranges say.
 import net from 'node:net';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import type { Config } from '../../config.ts';
+import { isCloudMetadata, upstreamAgent } from '../../lib/safe-fetch.ts';
 import { eachLimited } from './checks.ts';
 import { type Definition, defaults, httpTarget, tcpTarget } from './definition.ts';
 import { recognisePort, recogniseWeb, tlsFirstPorts } from './recognise.ts';
@@ -22,7 +24,10 @@ export function hostNetworks(): string[] {
   return [...ranges];
 }
 
-/** Every host address of the ranges (network and broadcast addresses left out where the range has them). */
+/**
+ * Every host address of the ranges (network and broadcast addresses left out where the range has them), cloud
+ * metadata left out too.
+ */
 export function addressesOf(cidrs: string[]): string[] {
   const out = new Set<string>();
   for (const cidr of cidrs) {
@@ -34,7 +39,8 @@ export function addressesOf(cidrs: string[]): string[] {
     const [first, last] = prefix <= 30 ? [1, size - 2] : [0, size - 1];
     for (let i = first; i <= last; i++) {
       const n = start + i;
-      out.add([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'));
+      const address = [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+      if (!isCloudMetadata(address)) out.add(address);
     }
   }
   return [...out];
@@ -53,8 +59,8 @@ function portOpen(host: string, port: number, timeoutMs: number): Promise<boolea
   });
 }
 
-const verifying = new Agent({ connect: { rejectUnauthorized: true }, pipelining: 0 });
-const lenient = new Agent({ connect: { rejectUnauthorized: false }, pipelining: 0 });
+const verifying = upstreamAgent({ rejectUnauthorized: true, pipelining: 0 });
+const lenient = upstreamAgent({ rejectUnauthorized: false, pipelining: 0 });
 const maxPageBytes = 256 * 1024;
 
 interface WebPage {
@@ -80,7 +86,7 @@ export function pageTitle(html: string): string | null {
   return title ? title.slice(0, 200) : null;
 }
 
-async function fetchPage(url: string, agent: Agent, timeoutMs: number) {
+async function fetchPage(url: string, agent: typeof verifying, timeoutMs: number) {
   const response = await request(url, {
     method: 'GET',
     headers: { 'user-agent': 'ops-hub-discovery', accept: 'text/html,*/*;q=0.5' },

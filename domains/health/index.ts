@@ -21,7 +21,7 @@ import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
-import { checkDefinition, type Definition } from './definition.ts';
+import { type CredentialsChange, checkDefinition, type Definition } from './definition.ts';
 import {
   Accepted,
   CandidateList,
@@ -62,8 +62,8 @@ async function bodyOptional(request: FastifyRequest): Promise<void> {
 }
 
 function present(row: ServiceRow): Service {
-  const { failures: _failures, ...service } = row;
-  return { ...service, icon_url: iconUrl(row.icon) };
+  const { failures: _failures, basic_auth_set, ...service } = row;
+  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon) };
 }
 
 function presentCandidate(row: CandidateRow) {
@@ -104,14 +104,18 @@ async function found(sql: Db, id: string): Promise<Service> {
 }
 
 /** Writes a definition under its target: 409 when another service already checks it. */
-async function save(sql: Db, id: string | null, definition: Definition): Promise<string> {
+async function save(
+  sql: Db,
+  id: string | null,
+  { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
+): Promise<string> {
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   if (id) {
-    await replaceService(sql, id, definition);
+    await replaceService(sql, id, definition, credentials);
     return id;
   }
-  const created = await insertService(sql, definition);
+  const created = await insertService(sql, definition, credentials ?? null);
   if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   return created;
 }
@@ -126,6 +130,7 @@ function definitionFields(row: ServiceRow) {
     since: _since,
     message: _m,
     failures: _f,
+    basic_auth_set: _b,
     uptime_24h: _u,
     created_at: _ca,
     updated_at: _ua,
@@ -240,8 +245,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request, reply) => {
-          const definition = checkDefinition(request.body);
-          const id = await app.sql.begin((tx) => save(tx, null, definition));
+          const checked = checkDefinition(request.body);
+          const id = await app.sql.begin((tx) => save(tx, null, checked));
           return reply.status(201).send(await found(app.sql, id));
         },
       );
@@ -258,11 +263,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
-          const definition = checkDefinition(request.body);
+          // A replacement: credentials not sent (in url or basic_auth) are removed.
+          const { definition, credentials } = checkDefinition(request.body);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
-            await save(tx, request.params.id, definition);
+            await save(tx, request.params.id, { definition, credentials: credentials ?? null });
           });
           return found(app.sql, request.params.id);
         },
@@ -284,7 +290,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
             const merged = { ...definitionFields(current), ...request.body };
-            await save(tx, request.params.id, checkDefinition(merged));
+            await save(tx, request.params.id, checkDefinition(merged, current.url));
           });
           return found(app.sql, request.params.id);
         },

@@ -31,6 +31,10 @@ export const Service = Type.Object(
     keyword: NullableString,
     follow_redirects: Type.Boolean(),
     verify_tls: Type.Boolean(),
+    basic_auth: Type.Object(
+      { set: Type.Boolean() },
+      { description: 'whether the check sends basic-auth credentials (write-only: they are never shown)' },
+    ),
     interval_s: Type.Integer(),
     timeout_ms: Type.Integer(),
     retries: Type.Integer(),
@@ -69,8 +73,24 @@ export const serviceFields = {
   status_min: Type.Integer({ minimum: 100, maximum: 599 }),
   status_max: Type.Integer({ minimum: 100, maximum: 599 }),
   keyword: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
-  follow_redirects: Type.Boolean(),
+  follow_redirects: Type.Boolean({
+    description: 'follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range',
+  }),
   verify_tls: Type.Boolean({ description: 'TLS certificate verification; turn off only for this service' }),
+  basic_auth: Type.Union(
+    [
+      Type.Object(
+        { username: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        "http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. " +
+        'Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead.',
+    },
+  ),
   interval_s: Type.Integer({ minimum: 10, maximum: 86_400 }),
   timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000 }),
   retries: Type.Integer({ minimum: 0, maximum: 20 }),
@@ -95,6 +115,7 @@ export const CreateService = Type.Object(
     keyword: Type.Optional(serviceFields.keyword),
     follow_redirects: Type.Optional(serviceFields.follow_redirects),
     verify_tls: Type.Optional(serviceFields.verify_tls),
+    basic_auth: Type.Optional(serviceFields.basic_auth),
     interval_s: Type.Optional(serviceFields.interval_s),
     timeout_ms: Type.Optional(serviceFields.timeout_ms),
     retries: Type.Optional(serviceFields.retries),

@@ -1,10 +1,12 @@
 import type { Db } from '../../plugins/db.ts';
 import type { CheckOutcome, CheckTarget } from './checks.ts';
-import type { Definition } from './definition.ts';
+import type { BasicAuth, CredentialsChange, Definition } from './definition.ts';
 import type { ServiceState } from './schema.ts';
 
 export interface ServiceRow extends Definition {
   id: string;
+  /** Whether basic-auth credentials are stored (the credentials themselves are read only to run a check). */
+  basic_auth_set: boolean;
   discovered: boolean;
   state: ServiceState;
   latency_ms: number | null;
@@ -61,13 +63,31 @@ function definitionOf(definition: Definition) {
   return Object.fromEntries(definitionColumns.map((column) => [column, definition[column]]));
 }
 
+// A check's basic-auth credentials are written and read only through these two, and never selected for display:
+// the one place their storage changes (encryption at rest, say).
+function credentialColumns(credentials: BasicAuth | null) {
+  return {
+    basic_auth_username: credentials?.username ?? null,
+    basic_auth_password: credentials?.password ?? null,
+  };
+}
+
+function credentialsOf(row: { basic_auth_username: string | null; basic_auth_password: string | null }) {
+  return row.basic_auth_username === null && row.basic_auth_password === null
+    ? null
+    : { username: row.basic_auth_username ?? '', password: row.basic_auth_password ?? '' };
+}
+
+const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set`;
+
 // The share of passing checks in per cent over the last `period`, null without checks.
 const uptime = (sql: Db, period: string) => sql`(
   select round(100.0 * avg(ok::int), 2)::float8 from health_results r
   where r.service_id = s.id and r.checked_at > now() - ${period}::interval)`;
 
 function selectServices(sql: Db) {
-  return sql`select ${sql(columns.map((column) => `s.${column}`))}, ${uptime(sql, '24 hours')} as uptime_24h
+  return sql`select ${sql(columns.map((column) => `s.${column}`))}, ${credentialsSet(sql)},
+      ${uptime(sql, '24 hours')} as uptime_24h
     from monitored_services s`;
 }
 
@@ -102,18 +122,34 @@ export async function serviceWithTarget(sql: Db, target: string, exceptId: strin
 }
 
 /** A new curated service, or undefined when its target is taken. */
-export async function insertService(sql: Db, definition: Definition): Promise<string | undefined> {
+export async function insertService(
+  sql: Db,
+  definition: Definition,
+  credentials: BasicAuth | null,
+): Promise<string | undefined> {
   const [row] = await sql<{ id: string }[]>`
-    insert into monitored_services ${sql(definitionOf(definition))}
+    insert into monitored_services ${sql({ ...definitionOf(definition), ...credentialColumns(credentials) })}
     on conflict (target) do nothing
     returning id`;
   return row?.id;
 }
 
-/** A new definition; a changed target (or a service turned off and on) starts its state afresh. */
-export async function replaceService(sql: Db, id: string, definition: Definition): Promise<void> {
+/**
+ * A new definition; a changed target (or a service turned off and on) starts its state afresh. Credentials left
+ * undefined stay as they are.
+ */
+export async function replaceService(
+  sql: Db,
+  id: string,
+  definition: Definition,
+  credentials: CredentialsChange,
+): Promise<void> {
+  const values = {
+    ...definitionOf(definition),
+    ...(credentials === undefined ? {} : credentialColumns(credentials)),
+  };
   await sql`
-    update monitored_services set ${sql(definitionOf(definition))},
+    update monitored_services set ${sql(values)},
       state = case when target <> ${definition.target} or enabled <> ${definition.enabled} then 'pending'
                    else state end,
       failures = case when target <> ${definition.target} then 0 else failures end,
@@ -135,9 +171,14 @@ export async function servicesToCheck(
   sql: Db,
   filter: { ids?: string[]; due?: boolean },
 ): Promise<DueService[]> {
-  return sql<DueService[]>`
+  const rows = await sql<
+    (Omit<DueService, 'basic_auth'> & {
+      basic_auth_username: string | null;
+      basic_auth_password: string | null;
+    })[]
+  >`
     select id, name, category, kind, url, host, port, status_min, status_max, keyword, follow_redirects, verify_tls,
-      timeout_ms, retries, interval_s, target
+      timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_password
     from monitored_services
     where enabled
       ${filter.ids ? sql`and id = any(${filter.ids}::uuid[])` : sql``}
@@ -147,6 +188,10 @@ export async function servicesToCheck(
           : sql``
       }
     order by checked_at nulls first, id`;
+  return rows.map(({ basic_auth_username, basic_auth_password, ...service }) => ({
+    ...service,
+    basic_auth: credentialsOf({ basic_auth_username, basic_auth_password }),
+  }));
 }
 
 /** When the next enabled service falls due, or null when none is enabled. */
@@ -246,7 +291,7 @@ export async function listEvents(sql: Db, filter: { serviceId?: string; limit: n
 /** Discovered candidates, each with the name of the known device at its address. */
 export async function listCandidates(sql: Db): Promise<CandidateRow[]> {
   return sql<CandidateRow[]>`
-    select ${sql(columns.map((column) => `s.${column}`))}, null::float8 as uptime_24h,
+    select ${sql(columns.map((column) => `s.${column}`))}, ${credentialsSet(sql)}, null::float8 as uptime_24h,
       (select coalesce(d.name, d.hostname) from lan_devices d
         where d.ip = s.host and d.status <> 'ignored' and coalesce(d.name, d.hostname) is not null
         order by d.status = 'known' desc, d.last_seen desc nulls last limit 1) as device_name

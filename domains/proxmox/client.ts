@@ -1,8 +1,8 @@
 // The Proxmox VE API with a read-only token: `Authorization: PVEAPIToken=USER@REALM!TOKENID=SECRET`, answers in a
 // `{ "data": ... }` envelope. TLS is verified (against PVE_CA_FILE when given); PVE_TLS_INSECURE turns it off.
 import { readFileSync } from 'node:fs';
-import { Agent } from 'undici';
 import { HubError, hubError } from '../../lib/errors.ts';
+import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError, upstreamFailure } from '../../lib/upstream.ts';
 
 export interface PveOptions {
@@ -19,11 +19,9 @@ export interface PveClient {
 }
 
 export function pveClient(options: PveOptions): PveClient {
-  const dispatcher = new Agent({
-    connect: {
-      ca: options.caFile ? readFileSync(options.caFile) : undefined,
-      rejectUnauthorized: !options.tlsInsecure,
-    },
+  const dispatcher = upstreamAgent({
+    ca: options.caFile ? readFileSync(options.caFile) : undefined,
+    rejectUnauthorized: !options.tlsInsecure,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid, WebUrl } from '../../lib/schemas.ts';
 
 export const Ref = Type.Object(
   {
@@ -23,7 +23,7 @@ const source = Type.String({
   description: 'where the reference comes from (github, arxiv, bookmarks...)',
 });
 const externalId = Type.String({ minLength: 1, maxLength: 500, description: 'its identity in that source' });
-const url = Type.Union([Type.String({ format: 'uri', maxLength: 8192 }), Type.Null()]);
+const url = Type.Union([WebUrl(8192), Type.Null()]);
 const title = Type.String({ maxLength: 1000 });
 const notes = Type.String({ maxLength: 200_000 });
 

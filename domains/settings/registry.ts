@@ -49,11 +49,22 @@ export function checkSetting<Schema extends TSchema>(
 ): Static<Schema> {
   const compiled = checker(definition);
   if (compiled.Check(value)) return value as Static<Schema>;
-  const [first] = compiled.Errors(value);
-  const field = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(the value)';
+  const problems = [...compiled.Errors(value)];
+  const place = (path: string) => (path ? path.slice(1).replace(/\//g, '.') : '(the value)');
+  // An unknown key is named as such (its own error only says its schema is `false`).
+  const unknown = problems.find((problem) => problem.keyword === 'additionalProperties');
+  if (unknown) {
+    const keys = (unknown.params as { additionalProperties: string[] }).additionalProperties;
+    const where = unknown.instancePath ? ` in ${place(unknown.instancePath)}` : '';
+    throw hubError(
+      'SETTING_INVALID',
+      `setting "${definition.key}": unknown ${keys.length === 1 ? 'key' : 'keys'} ${keys.map((key) => `"${key}"`).join(', ')}${where}`,
+    );
+  }
+  const [first] = problems;
   throw hubError(
     'SETTING_INVALID',
-    `setting "${definition.key}": ${field} ${first?.message ?? 'does not fit the schema'}`,
+    `setting "${definition.key}": ${place(first?.instancePath ?? '')} ${first?.message ?? 'does not fit the schema'}`,
   );
 }
 

@@ -1,5 +1,14 @@
 import { type Static, Type } from 'typebox';
-import { CreateSpaceId, DateInput, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import {
+  CreateSpaceId,
+  DateInput,
+  PageQuery,
+  Paginated,
+  Patch,
+  Timestamp,
+  Uuid,
+  WebUrl,
+} from '../../lib/schemas.ts';
 
 export const SourceDocOrigin = Type.Enum(['url', 'upload', 'webhook', 'video']);
 
@@ -21,7 +30,7 @@ export const SourceDoc = Type.Object({ ...common, content: Type.String() }, { $i
 /** A list entry: the content is left out (it can be large); its length in characters is given. */
 export const SourceDocSummary = Type.Object({ ...common, content_length: Type.Integer({ minimum: 0 }) });
 
-const url = Type.Union([Type.String({ format: 'uri', maxLength: 8192 }), Type.Null()]);
+const url = Type.Union([WebUrl(8192), Type.Null()]);
 const title = Type.String({ maxLength: 1000 });
 const content = Type.String({ maxLength: 1_900_000 });
 const contentType = Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\w.+-]+/[\\w.+-]+' });

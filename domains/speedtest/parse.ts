@@ -5,6 +5,7 @@
 //   `{"type":"log","level":"error",...}` may come on stderr even when stdout holds a result.
 // - speedtest-cli (`speedtest-cli --json`, Debian's package): download and upload in bits per second, ping in ms,
 //   server.sponsor/name/country/host/id, client.isp, bytes_sent, bytes_received, share (an image URL or null).
+import { isWebUrl } from '../../lib/input.ts';
 import type { SpeedtestResult } from './schema.ts';
 
 export type Measurement = Pick<
@@ -41,6 +42,12 @@ function text(value: unknown): string | null {
   if (typeof value === 'string' && value.trim() !== '') return value.trim();
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
+}
+
+/** A link the program printed, kept only when it is an http or https URL (it is shown as a link). */
+function webLink(value: unknown): string | null {
+  const link = text(value);
+  return link !== null && isWebUrl(link) ? link : null;
 }
 
 function round(value: number | null, digits = 3): number | null {
@@ -100,7 +107,7 @@ function fromOokla(doc: Json): Measurement {
     server_location: location || null,
     server_host: text(server.host),
     isp: text(doc.isp),
-    result_url: text(result.url),
+    result_url: webLink(result.url),
     bytes_sent: number(upload.bytes),
     bytes_received: number(download.bytes),
   };
@@ -123,7 +130,7 @@ function fromSpeedtestCli(doc: Json): Measurement {
     server_location: location || null,
     server_host: text(server.host),
     isp: text(client.isp),
-    result_url: text(doc.share),
+    result_url: webLink(doc.share),
     bytes_sent: number(doc.bytes_sent),
     bytes_received: number(doc.bytes_received),
   };

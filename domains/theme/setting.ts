@@ -25,14 +25,15 @@ const HexColour = Type.String({ pattern: hexColourPattern });
 
 export const themeSetting = defineSetting({
   key: 'theme',
+  // Partial makes a new object schema: it is closed here, since Partial drops the options of the one it is given.
   schema: Type.Partial(
     Type.Object(
       Object.fromEntries(colourNames.map((name) => [name, HexColour])) as Record<
         ColourName,
         typeof HexColour
       >,
-      { additionalProperties: false },
     ),
+    { additionalProperties: false },
   ),
   defaultValue: {},
   description: 'Overrides of the default palette: colour name to #rgb or #rrggbb',

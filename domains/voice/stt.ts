@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { SttConfig } from '../../config.ts';
 import { CommandError, childEnvironment, outputTail, runCommand, splitCommand } from '../../lib/command.ts';
 import { hubError } from '../../lib/errors.ts';
+import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';
 import type { AudioType } from './audio.ts';
 
 export interface SttResult {
@@ -25,6 +26,8 @@ export interface SttInput {
 }
 
 const maxTranscriptBytes = 1024 * 1024;
+// STT_URL is the owner's server: on the LAN as likely as not, never cloud metadata.
+const dispatcher = upstreamFetchDispatcher();
 
 function failed(message: string) {
   return hubError('STT_FAILED', `speech-to-text failed: ${message}`);
@@ -51,6 +54,7 @@ async function postForm(
       method: 'POST',
       body: form,
       headers,
+      dispatcher,
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { insertPendingChange } from '../../domains/pending-changes/store.ts';
 import { createAgent, createSpace, testApp } from '../helpers/app.ts';
 
 t.test('owner manages refs', async (t) => {
@@ -204,3 +205,73 @@ t.test('agents on refs: suggest tier is diverted, read tier refused, owner tier 
   t.equal(count.n, 1);
   t.equal((await ta.asAgent(reader.token, { method: 'GET', url: '/api/refs' })).json().total, 1);
 });
+
+t.test(
+  'a ref URL is a web link: other schemes are refused wherever it is written, and not stored',
+  async (t) => {
+    const ta = await testApp(t);
+    const home = await createSpace(ta, 'Home');
+    const scribe = await createAgent(ta, { tier: 'suggest' });
+    const kept = await ta.asOwner({
+      method: 'POST',
+      url: '/api/refs',
+      payload: { space_id: home.id, source: 'web', external_id: 'kept', url: 'https://example.org/kept' },
+    });
+    t.equal(kept.statusCode, 201);
+    const hostile = [
+      'javascript:alert(document.cookie)',
+      'JavaScript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'mailto:owner@example.org',
+    ];
+    for (const url of hostile) {
+      const writes = [
+        {
+          method: 'POST',
+          url: '/api/refs',
+          payload: { space_id: home.id, source: 'web', external_id: url, url },
+        },
+        {
+          method: 'POST',
+          url: '/api/refs/upsert',
+          payload: { space_id: home.id, source: 'web', external_id: 'kept', url },
+        },
+        { method: 'PATCH', url: `/api/refs/${kept.json().id}`, payload: { url } },
+      ] as const;
+      for (const write of writes) {
+        const response = await ta.asOwner(write);
+        t.equal(response.statusCode, 400, `${write.method} ${write.url} with ${url}`);
+        t.match(response.json(), { code: 'URL_REFUSED', message: /body\/url must be an http or https URL/ });
+      }
+      // What an agent proposed before the rule (or through any channel): refused again when the owner approves it.
+      const proposal = await ta.asAgent(scribe.token, {
+        method: 'POST',
+        url: '/api/refs',
+        payload: { space_id: home.id, source: 'web', external_id: `agent:${url}`, url },
+      });
+      t.equal(proposal.statusCode, 400, `a suggest agent's proposal of ${url} is refused too`);
+    }
+    const stored = await insertPendingChange(ta.sql, {
+      agent_id: scribe.id,
+      entity_type: 'ref',
+      action: 'create',
+      entity_id: null,
+      space_id: home.id,
+      payload: { space_id: home.id, source: 'web', external_id: 'old', url: 'javascript:alert(1)' },
+    });
+    const approved = await ta.asOwner({ method: 'POST', url: `/api/pending-changes/${stored.id}/approve` });
+    t.equal(approved.statusCode, 400);
+    t.equal(approved.json().code, 'URL_REFUSED');
+    t.same(
+      await ta.sql`select url from refs where url is not null and url !~ '^https?://'`,
+      [],
+      'no ref holds a non-web URL',
+    );
+    t.equal(
+      (await ta.sql`select url from refs where id = ${kept.json().id}`)[0].url,
+      'https://example.org/kept',
+    );
+  },
+);

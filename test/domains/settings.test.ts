@@ -1,4 +1,5 @@
 import t from 'tap';
+import { settingDefinitions } from '../../domains/settings/registry.ts';
 import { createAgent, testApp } from '../helpers/app.ts';
 
 t.test('the owner keeps settings by key', async (t) => {
@@ -89,4 +90,45 @@ t.test('settings are the owner’s alone', async (t) => {
     );
   }
   t.same((await ta.asOwner({ method: 'GET', url: '/api/settings/a' })).json().value, 1, 'unchanged');
+});
+
+/** Every object schema inside `schema` that leaves additionalProperties open, by path. */
+function openObjects(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const own = node.type === 'object' && node.additionalProperties !== false ? [path] : [];
+  const children = Object.entries(node).flatMap(([key, value]) => {
+    if (key === 'properties' && typeof value === 'object' && value !== null) {
+      return Object.entries(value).flatMap(([name, child]) => openObjects(child, `${path}.${name}`));
+    }
+    if (Array.isArray(value)) return value.flatMap((child) => openObjects(child, path));
+    return ['items', 'not'].includes(key) ? openObjects(value, path) : [];
+  });
+  return [...own, ...children];
+}
+
+t.test('typed settings are closed: an unknown key is refused by name, never stored', async (t) => {
+  const ta = await testApp(t);
+  const glowstick = await ta.asOwner({
+    method: 'PUT',
+    url: '/api/settings/theme',
+    payload: { value: { glowstick: '#abcdef' } },
+  });
+  t.equal(glowstick.statusCode, 400);
+  t.equal(glowstick.json().code, 'SETTING_INVALID');
+  t.match(glowstick.json().message, /unknown key "glowstick"/);
+
+  for (const definition of settingDefinitions) {
+    t.same(openObjects(definition.schema, definition.key), [], `${definition.key}: every object is closed`);
+    const value = definition.defaultValue();
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const response = await ta.asOwner({
+      method: 'PUT',
+      url: `/api/settings/${definition.key}`,
+      payload: { value: { ...value, glowstick: 1 } },
+    });
+    t.equal(response.statusCode, 400, `${definition.key}: 400`);
+    t.match(response.json().message, /"glowstick"/, `${definition.key}: the key is named`);
+  }
+  t.same(await ta.sql`select key from app_settings where value ? 'glowstick'`, [], 'nothing stored');
 });

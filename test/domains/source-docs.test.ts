@@ -118,3 +118,35 @@ t.test('source documents: store functions for ingestion, REST read, edit and del
     403,
   );
 });
+
+t.test('a document URL is a web link: other schemes are refused and not stored', async (t) => {
+  const ta = await testApp(t);
+  const home = await createSpace(ta, 'Home');
+  const doc = await ta.asOwner({
+    method: 'POST',
+    url: '/api/source-docs',
+    payload: { space_id: home.id, title: 'Notes', url: 'http://wiki.lan/notes' },
+  });
+  t.equal(doc.statusCode, 201);
+  for (const url of ['javascript:alert(1)', 'data:text/html,hi', 'blob:https://example.org/x']) {
+    const created = await ta.asOwner({
+      method: 'POST',
+      url: '/api/source-docs',
+      payload: { space_id: home.id, title: url, url },
+    });
+    t.equal(created.statusCode, 400, url);
+    t.equal(created.json().code, 'URL_REFUSED');
+    const patched = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/source-docs/${doc.json().id}`,
+      payload: { url },
+    });
+    t.equal(patched.statusCode, 400);
+    t.equal(patched.json().code, 'URL_REFUSED');
+  }
+  t.same(
+    (await ta.sql`select url from source_docs`).map((row) => row.url),
+    ['http://wiki.lan/notes'],
+    'only the web link is stored',
+  );
+});

@@ -55,6 +55,9 @@ t.test('ranges: only the configured one is swept; larger than a /16 is refused a
     '127.0.0.5',
     '127.0.0.6',
   ]);
+  const linkLocal = addressesOf(['169.254.169.0/24']);
+  t.equal(linkLocal.length, 253, 'a range holding the cloud metadata address is swept without it');
+  t.notOk(linkLocal.includes('169.254.169.254'), 'the cloud metadata address is never swept');
   t.throws(
     () => loadConfig({ DISCOVERY_CIDRS: '10.0.0.0/15' }),
     /DISCOVERY_CIDRS range 10.0.0.0\/15 is larger than a \/16/,

@@ -4,9 +4,9 @@
 // guard named: a guard bug shows up as rule 'connect' (the gate) or as a hit on a local server, not as traffic.
 
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isIPv4 } from 'node:net';
+import net, { type AddressInfo, isIPv4 } from 'node:net';
 import t from 'tap';
+import { request } from 'undici';
 import {
   blockedRange,
   closeSafeFetch,
@@ -15,6 +15,8 @@ import {
   type SafeFetchOptions,
   safeFetch,
   setTestConnectGate,
+  upstreamAgent,
+  upstreamLookup,
 } from '../../lib/safe-fetch.ts';
 
 const dialled: string[] = [];
@@ -523,6 +525,62 @@ t.test('a body of exactly the cap is accepted', async (t) => {
     (await refusalOf(fetchT(`${A}/bytes/4097`, { allowPrivate: true, maxBytes: 4096 }))).rule,
     'too_large',
   );
+});
+
+t.test('owner upstreams: the LAN and loopback are dialled, cloud metadata never (every hop)', async (t) => {
+  const agent = upstreamAgent({ lookup });
+  t.teardown(() => agent.close());
+  const get = (url: string) => request(url, { dispatcher: agent });
+  const direct = await get(`${A}/ok`);
+  t.equal(direct.statusCode, 200, 'loopback, refused to user-supplied URLs, is fine for an owner upstream');
+  t.equal(await direct.body.text(), 'hello');
+  t.equal((await get(`http://site.test:${portB}/ok`)).statusCode, 200, 'a name is resolved and dialled');
+
+  const dialledBefore = dialled.length;
+  const lookupsBefore = lookups.length;
+  const refused = [
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      /address 169\.254\.169\.254 is in a blocked range \(cloud metadata\)/,
+    ],
+    ['http://[fd00:ec2::254]/', /fd00:ec2::254 is in a blocked range \(cloud metadata\)/],
+    ['http://[::ffff:169.254.169.254]/', /cloud metadata/],
+    [`http://metadata.test:${portA}/`, /metadata\.test resolves to 169\.254\.169\.254/],
+    [
+      'http://metadata.google.internal/computeMetadata/v1/',
+      /metadata\.google\.internal is a cloud metadata host/,
+    ],
+  ] as const;
+  for (const [url, reason] of refused) {
+    const error = await get(url).then(
+      () => null,
+      (err: Error) => err,
+    );
+    t.match(error?.message, reason, url);
+  }
+  t.same(dialled.slice(dialledBefore), [], 'no metadata address was dialled');
+  t.notOk(
+    lookups.slice(lookupsBefore).includes('metadata.google.internal'),
+    'a metadata host is not even resolved',
+  );
+
+  // A redirect is a new connection through the same connector: the hop to metadata is refused as well.
+  const hop = await get(`${A}/to?u=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`);
+  t.equal(hop.statusCode, 302);
+  await hop.body.dump();
+  const followed = await get(String(hop.headers.location)).catch((err: Error) => err);
+  t.match((followed as Error).message, /cloud metadata/);
+
+  // Plain sockets (TCP checks) resolve through upstreamLookup.
+  const socketError = await new Promise<Error | null>((resolve) => {
+    const socket = net.connect({ host: 'localhost', port: portA, lookup: upstreamLookup });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(null);
+    });
+    socket.once('error', resolve);
+  });
+  t.equal(socketError, null, "a name of the owner's resolves and connects");
 });
 
 t.test('no test opened a socket outside 127.0.0.0/8', async (t) => {

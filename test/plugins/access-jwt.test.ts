@@ -141,6 +141,14 @@ t.test(
       payload: { name: 'via-proxy' },
     });
     t.equal(write.statusCode, 201, 'the proxy login may use owner writes too');
+    // The proxy adds its assertion to whatever the browser sends, a form planted in a page included.
+    const formPost = await ta.anon({
+      method: 'POST',
+      url: '/api/agents',
+      headers: { 'cf-access-jwt-assertion': validToken(), 'content-type': 'text/plain' },
+      payload: JSON.stringify({ name: 'via-form' }),
+    });
+    t.equal(formPost.statusCode, 415, 'a form body is refused, as for the session cookie');
     const upper = await ta.anon({
       ...ownerRoute,
       headers: { 'cf-access-jwt-assertion': validToken({ email: 'Owner@Example.COM' }) },

@@ -44,6 +44,7 @@ t.test('index.html: every path outside /api, never cached, palette and strict CS
   t.notMatch(csp, 'unsafe-inline');
   t.match(csp, "img-src 'self' data:");
   t.match(csp, "frame-ancestors 'none'");
+  t.match(csp, "form-action 'none'", 'no native form submits anywhere');
   t.equal(response.headers['referrer-policy'], 'same-origin');
   t.notMatch(response.body, /<script>|<script [^>]*>[^<]/, 'no inline script');
   await ta.asOwner({ method: 'DELETE', url: '/api/theme' });

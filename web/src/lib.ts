@@ -1,10 +1,98 @@
 // Small helpers shared by the screens: Markdown to safe HTML, dates, numbers.
 import DOMPurify from 'dompurify';
-import { marked } from 'marked';
+import { Marked } from 'marked';
 
-/** Markdown rendered by marked, then sanitised: a page body is text anyone with write access could have written. */
+// Task-list items are drawn as text: an <input> has no place in rendered content.
+const marked = new Marked({
+  gfm: true,
+  renderer: { checkbox: ({ checked }) => (checked ? '\u2611 ' : '\u2610 ') },
+});
+
+// Rendered content (pages, documents, assistant replies, drafts) is text anyone with write access could have written,
+// an agent included: it keeps what Markdown itself produces and nothing else. No form, button, input, select,
+// textarea, style, frame or object, no style attribute, no class but a code block's language, no id or name (no
+// clobbering the app's own elements); links only to the web, mail and the app's own paths.
+const markdownTags = [
+  'a',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'img',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  'strong',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+];
+const markdownAttributes = ['href', 'title', 'src', 'alt', 'align', 'start', 'class'];
+// http:, https:, mailto:, a path of this app (`/knowledge`, never `//host`) or a fragment. DOMPurify strips
+// whitespace and control characters before it tests, so `java\tscript:` is caught as well.
+const allowedUrl = /^(?:https?:|mailto:|\/(?![/\\])|#)/i;
+
+const purifier = DOMPurify(window);
+purifier.addHook('afterSanitizeAttributes', (node) => {
+  const element = node as Element;
+  const classes = element.getAttribute?.('class');
+  if (classes !== null && classes !== undefined) {
+    const language =
+      element.tagName === 'CODE' ? classes.split(/\s+/).filter((c) => /^language-[\w+-]+$/.test(c)) : [];
+    if (language.length > 0) element.setAttribute('class', language.join(' '));
+    else element.removeAttribute('class');
+  }
+  // An image is a request sent with the owner's cookie the moment the content is shown: none to the API.
+  if (
+    element.tagName === 'IMG' &&
+    element.hasAttribute('src') &&
+    reachesApi(element.getAttribute('src') ?? '')
+  ) {
+    element.removeAttribute('src');
+  }
+});
+
+function reachesApi(src: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(src, window.location.href);
+  } catch {
+    return true;
+  }
+  if (url.origin !== window.location.origin) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname).toLowerCase();
+  } catch {
+    return true;
+  }
+  return path === '/api' || path.startsWith('/api/');
+}
+
+/** Markdown rendered by marked, then cut down to what Markdown produces. */
 export function markdown(source: string): string {
-  return DOMPurify.sanitize(marked.parse(source, { async: false, gfm: true }) as string);
+  return purifier.sanitize(marked.parse(source, { async: false }) as string, {
+    ALLOWED_TAGS: markdownTags,
+    ALLOWED_ATTR: markdownAttributes,
+    ALLOWED_URI_REGEXP: allowedUrl,
+    // DOMPurify tests every attribute it does not know as safe against the URL rule: these hold no URL.
+    ADD_URI_SAFE_ATTR: ['align', 'start'],
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+  });
 }
 
 /** The search snippet's HTML keeps its <mark> highlights and nothing else. */
