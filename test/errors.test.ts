@@ -330,6 +330,9 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   INFRA_AGENT_MISSING: 'test/assistant/command.test.ts',
   NOT_AN_ACTION: 'test/assistant/actions.test.ts',
   ACTION_NOT_PENDING: 'test/assistant/actions.test.ts',
+  PENDING_QUOTA: 'test/domains/pending-changes/files.test.ts',
+  PENDING_FILE_MISSING: 'test/domains/pending-changes/files.test.ts',
+  PENDING_FILE_CHANGED: 'test/domains/pending-changes/files.test.ts',
 };
 
 t.test(
