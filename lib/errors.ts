@@ -140,7 +140,10 @@ const catalogue = {
     409,
     (name: string) => `the set already has an icon named "${name}" (send ?replace=true to replace it)`,
   ),
-  ICON_NOT_FOUND: entry(404, detail),
+  /** Nothing of that name to serve (a read). */
+  ICON_UNKNOWN: entry(404, detail),
+  /** An iconRef written somewhere names no icon. */
+  ICON_NOT_FOUND: entry(400, detail),
   NO_ACCEPTABLE_ICON: entry(415, detail),
   ICON_REF_INVALID: entry(400, detail),
   ZIP_INVALID: entry(400, detail),

@@ -20,6 +20,7 @@ import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { assertIconRef } from '../icons/icon-ref.ts';
 import { checkDefinition, type Definition } from './definition.ts';
 import {
   Accepted,
@@ -234,6 +235,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const definition = checkDefinition(request.body);
+          await assertIconRef(app.sql, request.body.icon);
           const id = await app.sql.begin((tx) => save(tx, null, definition));
           return reply.status(201).send(await found(app.sql, id));
         },
@@ -252,6 +254,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const definition = checkDefinition(request.body);
+          await assertIconRef(app.sql, request.body.icon);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
@@ -273,6 +276,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
+          await assertIconRef(app.sql, request.body.icon);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
@@ -348,6 +352,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
+          await assertIconRef(app.sql, request.body.icon);
           if (!(await promoteCandidate(app.sql, request.params.id, request.body))) {
             throw hubError('CANDIDATE_NOT_FOUND', request.params.id);
           }

@@ -88,7 +88,9 @@ export async function writeSetting<Schema extends TSchema>(
   definition: SettingDefinition<Schema>,
   value: unknown,
 ): Promise<SettingRow> {
-  return putSetting(sql, definition.key, checkSetting(definition, value));
+  const checked = checkSetting(definition, value);
+  await definition.validate?.(sql, checked);
+  return putSetting(sql, definition.key, checked);
 }
 
 /** Back to the default: the stored value is removed. */
