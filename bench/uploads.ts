@@ -5,8 +5,17 @@
 // 100 ms: idle before, the peak during, and BENCH_SETTLE_SECONDS (60) after. Targets (exit 1 otherwise): the peak
 // under idle + 200 MB, and after the pause within 20% of idle. The request bodies are generated as they are sent, so
 // this process holds none of them whole either. Linux only (/proc).
+//
+// For reference, the same bodies are then sent to a bare Node HTTP server (node:http, same heap flags as `npm start`)
+// that only streams each body to a file: what the platform itself keeps resident after such a burst (memory the
+// C heap holds after the socket buffers are freed; a collection gives none of it back) is printed beside the hub's.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
+import { until } from '../test/helpers/process.ts';
 import { mb, ownerToken, peakSampler, sleep, startHub, steadyRssMb } from './lib/hub.ts';
 
 const uploads = Number(process.env.BENCH_UPLOADS ?? 30);
@@ -16,24 +25,80 @@ const peakMargin = 200;
 const afterMargin = 0.2;
 const boundary = '----ops-hub-bench-upload';
 
-/** A multipart body of space_id and a text file of `bytes`, produced 64 KiB at a time. */
-function uploadBody(spaceId: string, index: number, bytes: number): Readable {
+/** `bytes` of text, produced 64 KiB at a time between `head` and `tail`. */
+function textBody(index: number, bytes: number, head = '', tail = ''): Readable {
   const line = Buffer.from(`upload ${index}: the quick brown fox jumps over the lazy dog\n`);
   const chunk = Buffer.alloc(64 * 1024);
   for (let at = 0; at < chunk.length; at += line.length) line.copy(chunk, at);
   return Readable.from(
     (function* () {
-      yield Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="space_id"\r\n\r\n${spaceId}\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes-${index}.txt"\r\n` +
-          'Content-Type: text/plain\r\n\r\n',
-      );
+      if (head) yield Buffer.from(head);
       for (let sent = 0; sent < bytes; sent += chunk.length) {
         yield chunk.subarray(0, Math.min(chunk.length, bytes - sent));
       }
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
+      if (tail) yield Buffer.from(tail);
     })(),
   );
+}
+
+/** A multipart body of space_id and a text file of `bytes`. */
+function uploadBody(spaceId: string, index: number, bytes: number): Readable {
+  return textBody(
+    index,
+    bytes,
+    `--${boundary}\r\nContent-Disposition: form-data; name="space_id"\r\n\r\n${spaceId}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes-${index}.txt"\r\n` +
+      'Content-Type: text/plain\r\n\r\n',
+    `\r\n--${boundary}--\r\n`,
+  );
+}
+
+/** The bare server: each request body streamed to a file of its own, then 200. */
+const bareServer = `
+const http = require('node:http');
+const { createWriteStream } = require('node:fs');
+const { pipeline } = require('node:stream/promises');
+let n = 0;
+const server = http.createServer(async (request, response) => {
+  await pipeline(request, createWriteStream(require('node:path').join(process.argv[1], String(n++))));
+  response.end('ok');
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+/** The bare server's figures for the same burst: idle, peak and after the pause, in MB. */
+async function bareFigures(bytes: number): Promise<{ idle: number; peak: number; after: number }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-bare-'));
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=4', '--max-old-space-size=512', '-e', bareServer, dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    let output = '';
+    child.stdout.on('data', (data: Buffer) => {
+      output += data.toString();
+    });
+    const port = await until('the bare server', async () => Number(output.trim()) || undefined);
+    const pid = child.pid ?? 0;
+    await sleep(5_000);
+    const idle = await steadyRssMb(pid);
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: uploads });
+    const sampler = peakSampler(pid);
+    await Promise.all(
+      Array.from({ length: uploads }, async (_, index) => {
+        const response = await pool.request({ method: 'POST', path: '/', body: textBody(index, bytes) });
+        await response.body.text();
+      }),
+    );
+    const peak = await sampler.stop();
+    await pool.close();
+    await sleep(settleSeconds * 1000);
+    return { idle, peak, after: await steadyRssMb(pid) };
+  } finally {
+    child.kill();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function json(pool: Pool, method: 'GET' | 'POST' | 'PUT', path: string, token: string, body?: unknown) {
@@ -62,7 +127,7 @@ async function main(): Promise<boolean> {
     );
     // Room for the whole burst: the default quota (256 MB) would refuse a third of it with 429.
     await json(pool, 'PUT', '/api/settings/pending_quota', ownerToken, {
-      value: { max_changes: uploads * 2, max_bytes: uploads * (uploadMb + 1) * 1024 * 1024 },
+      value: { max_changes: uploads * 2, max_bytes: Math.round(uploads * (uploadMb + 1) * 1024 * 1024) },
     });
     await sleep(10_000);
     const idle = await steadyRssMb(pid);
@@ -78,7 +143,7 @@ async function main(): Promise<boolean> {
             authorization: `Bearer ${token}`,
             'content-type': `multipart/form-data; boundary=${boundary}`,
           },
-          body: uploadBody(String(space.id), index, uploadMb * 1024 * 1024),
+          body: uploadBody(String(space.id), index, Math.round(uploadMb * 1024 * 1024)),
         });
         const text = await response.body.text();
         if (response.statusCode !== 202) throw new Error(`upload ${index}: ${response.statusCode} ${text}`);
@@ -105,10 +170,20 @@ async function main(): Promise<boolean> {
     console.log(
       `${settleSeconds} s after               ${mb(after)}  target <= ${mb(idle * (1 + afterMargin))} (idle + 20%): ${afterOk ? 'ok' : 'MISSED'}`,
     );
-    return peakOk && afterOk;
-  } finally {
     await pool.close();
     await hub.stop();
+    const bare = await bareFigures(Math.round(uploadMb * 1024 * 1024));
+    const grew = (figures: { idle: number; after: number }) =>
+      `${mb(figures.after - figures.idle)} (${Math.round((figures.after / figures.idle - 1) * 100)}%)`;
+    console.log(
+      `for reference, a bare node:http server streaming the same bodies to files: idle ${mb(bare.idle)}, ` +
+        `peak ${mb(bare.peak)}, ${settleSeconds} s after ${mb(bare.after)}`,
+    );
+    console.log(`kept after the pause: the hub ${grew({ idle, after })}, the bare server ${grew(bare)}`);
+    return peakOk && afterOk;
+  } finally {
+    await pool.close().catch(() => undefined);
+    await hub.stop().catch(() => undefined);
   }
 }
 

@@ -49,8 +49,11 @@ function attachment(name: string): string {
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(PendingChange);
+  // Before the first request: nothing is being proposed yet. A failure is logged and the files wait for the next start.
   app.addHook('onReady', async () => {
-    await sweepPendingFiles(app.sql, app.config.dataDir, app.log);
+    await sweepPendingFiles(app.sql, app.config.dataDir, app.log).catch((err: unknown) => {
+      app.log.error({ err }, 'pending uploads: sweeping DATA_DIR/pending-uploads failed');
+    });
   });
 
   app.get(
