@@ -11,13 +11,16 @@
 //   POST   /icon-sets              upload a set: multipart name + file (a zip), or JSON { name, url } (owner)
 //   POST   /icon-sets/:set/icons   add one icon: multipart file (svg or png), optional name (owner)
 //   DELETE /icon-sets/:set         delete a set and its icons (owner)
+import { readFile } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hubError, hubErrorWith } from '../../lib/errors.ts';
+import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
 import { FetchRefusedError, safeFetch } from '../../lib/safe-fetch.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import type { ZipSource } from '../../lib/zip.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { brandSvg } from './brands.ts';
 import { takeIcon } from './ingest.ts';
@@ -282,26 +285,40 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 2, fieldSize: 1024, parts: 3 },
       });
 
-      /** The multipart fields: each text field by name, and the one file. */
-      async function readParts(request: FastifyRequest, fields: string[]) {
+      /**
+       * The multipart fields: each text field by name, and the one file, streamed to disk under `limit` (never whole
+       * in memory); the caller removes the file. Whatever fails here removes it too.
+       */
+      async function readParts(request: FastifyRequest, fields: string[], limit: [number, string]) {
         const values: Record<string, string> = {};
-        let file: { filename: string; bytes: Buffer } | null = null;
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file')
-              throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
-            file = { filename: part.filename, bytes: await part.toBuffer() };
-          } else if (fields.includes(part.fieldname)) {
-            values[part.fieldname] = String(part.value).trim();
-          } else {
-            throw hubError(
-              'VALIDATION_FAILED',
-              `unknown field "${part.fieldname}" (${[...fields, 'file'].join(', ')})`,
-            );
+        let file: ReceivedFile | null = null;
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file')
+                throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
+              file = await receiveFile(part.file, {
+                dataDir: config.dataDir,
+                maxBytes: limit[0],
+                limitName: limit[1],
+                name: part.filename,
+                type: part.mimetype,
+              });
+            } else if (fields.includes(part.fieldname)) {
+              values[part.fieldname] = String(part.value).trim();
+            } else {
+              throw hubError(
+                'VALIDATION_FAILED',
+                `unknown field "${part.fieldname}" (${[...fields, 'file'].join(', ')})`,
+              );
+            }
           }
+          if (!file) throw hubError('VALIDATION_FAILED', 'file is required');
+          return { values, file };
+        } catch (error) {
+          await discardFile(file);
+          throw error;
         }
-        if (!file) throw hubError('VALIDATION_FAILED', 'file is required');
-        return { values, file };
       }
 
       async function fetchZip(url: string): Promise<Buffer> {
@@ -348,13 +365,24 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request, reply) => {
           const { replace } = request.query;
           let name: string;
-          let zip: Buffer;
+          let zip: ZipSource;
+          let received: ReceivedFile | null = null;
           if (request.isMultipart()) {
-            const { values, file } = await readParts(request, ['name']);
+            const { values, file } = await readParts(
+              request,
+              ['name'],
+              [config.uploadMaxBytes, 'UPLOAD_MAX_BYTES'],
+            );
+            received = file;
             name = values.name ?? '';
-            if (!setName.test(name)) throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,40}');
-            await assertSetFree(app.sql, name, replace);
-            zip = file.bytes;
+            try {
+              if (!setName.test(name)) throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,40}');
+              await assertSetFree(app.sql, name, replace);
+            } catch (error) {
+              await discardFile(received);
+              throw error;
+            }
+            zip = { path: file.path };
           } else {
             const body = request.body as
               | Partial<Record<keyof typeof UrlUpload.properties, unknown>>
@@ -383,6 +411,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             return reply.status(201).send({ set: stored.set, accepted, rejected: stored.rejected });
           } finally {
             index.invalidate();
+            await discardFile(received);
           }
         },
       );
@@ -394,8 +423,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             tags,
             summary: 'Add one icon to a set',
             description:
-              'multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised) and optionally ' +
-              'name (else taken from the file name). 409 when the set has that name, unless ?replace=true.',
+              'multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised; at most ' +
+              `ICON_ZIP_MAX_ENTRY_BYTES, now ${config.iconZip.maxEntryBytes}, else 413) and optionally name (else ` +
+              'taken from the file name). 409 when the set has that name, unless ?replace=true.',
             consumes: ['multipart/form-data'],
             params: SetParams,
             querystring: ReplaceQuery,
@@ -408,11 +438,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             throw hubError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data with the field file');
           }
           if (!(await findIconSet(app.sql, set))) throw hubError('ICON_SET_NOT_FOUND', set);
-          const { values, file } = await readParts(request, ['name']);
+          // One icon is held to what one entry of a set's zip may be.
+          const { values, file } = await readParts(
+            request,
+            ['name'],
+            [config.iconZip.maxEntryBytes, 'ICON_ZIP_MAX_ENTRY_BYTES'],
+          );
+          const bytes = await readFile(file.path).finally(() => discardFile(file));
           if (values.name !== undefined && !/^[a-z0-9-]{1,100}$/.test(values.name)) {
             throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,100}');
           }
-          const icon = await takeIcon(file.filename, file.bytes, values.name);
+          const icon = await takeIcon(file.name, bytes, values.name);
           if (!('name' in icon)) {
             throw hubErrorWith({ rejected: [icon] }, 'NO_ACCEPTABLE_ICON', `${icon.file}: ${icon.reason}`);
           }

@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import t from 'tap';
 import { iconSizes, RenderCache, renderStats } from '../../domains/icons/render.ts';
 import { testApp } from '../helpers/app.ts';
-import { pngSize, uploadSet, zip } from './helpers.ts';
+import { multipart, pngSize, svg, uploadSet, zip } from './helpers.ts';
 
 async function cacheFiles(dir: string): Promise<{ count: number; bytes: number }> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.png'));
@@ -140,3 +140,25 @@ t.test('the cache alone: eviction by last use, a cap applied to what is found at
   await fresh.get('a', make('a'));
   t.same(made, ['a'], 'c, the most recently used, stayed on disk; a was dropped');
 });
+
+t.test(
+  'icon uploads stream to disk and leave nothing behind; one icon is held to the entry limit',
+  async (t) => {
+    const ta = await testApp(t, { env: { ICON_ZIP_MAX_ENTRY_BYTES: '2048' } });
+    const incoming = path.join(ta.dataDir, 'incoming');
+    const set = await ta.asOwner(uploadSet('streamed', await zip([{ name: 'a.svg', bytes: svg() }])));
+    t.equal(set.statusCode, 201, set.body);
+    t.same(await readdir(incoming), [], 'the received zip is removed once the set is stored');
+    const add = (bytes: Buffer) =>
+      ta.asOwner({
+        method: 'POST',
+        url: '/api/icon-sets/streamed/icons',
+        ...multipart([{ name: 'file', filename: 'b.svg', bytes }]),
+      });
+    t.equal((await add(svg())).statusCode, 201);
+    const big = await add(svg(`<path d="M0 0h9v9z"/>${'<rect width="1" height="1"/>'.repeat(100)}`));
+    t.equal(big.statusCode, 413, 'one icon over ICON_ZIP_MAX_ENTRY_BYTES');
+    t.match(big.json().message, /ICON_ZIP_MAX_ENTRY_BYTES/);
+    t.same(await readdir(incoming), [], 'nothing is left where uploads are received');
+  },
+);
