@@ -43,8 +43,12 @@ export async function keepPendingFile(
   await rename(file.path, pendingFilePath(dataDir, changeId));
 }
 
+/**
+ * Removes a decided change's file. Run after the decision committed, so it never fails the decision: a file that
+ * cannot be removed now goes at the next start.
+ */
 export async function removePendingFile(dataDir: string, changeId: string): Promise<void> {
-  await rm(pendingFilePath(dataDir, changeId), { force: true });
+  await rm(pendingFilePath(dataDir, changeId), { force: true }).catch(() => undefined);
 }
 
 /** The file a change carries, as a write takes it; undefined for a change without one. */

@@ -207,8 +207,9 @@ export async function approveChange(
     entity_type: claimed.entity_type,
   };
   const proposal = { entity_action: claimed.action, agent_id: claimed.agent_id, space_id: claimed.space_id };
+  let approved: Approval;
   try {
-    const approved = (await sql.begin(async (tx) => {
+    approved = (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
         throw hubError('NOT_PENDING', 'the change was claimed by another approval');
       const result = await applyEntityWriteIn(tx, writeOf(claimed, config), { principal, config });
@@ -221,8 +222,6 @@ export async function approveChange(
       });
       return { ok: true, change, result };
     })) as Approval;
-    if (claimed.file) await removePendingFile(dataDirOf(config), id);
-    return approved;
   } catch (error) {
     const failure = describeError(error);
     if (failure.statusCode >= 500) log.error({ err: error }, 'applying a pending change failed');
@@ -238,6 +237,8 @@ export async function approveChange(
     })) as PendingChangeRow | null;
     return { ok: false, ...failure, change };
   }
+  if (claimed.file) await removePendingFile(dataDirOf(config), id);
+  return approved;
 }
 
 /** Rejects a pending change with an optional reason, audited in the same transaction; its file goes after. */
