@@ -171,7 +171,11 @@ t.test('input rules: not configured, not audio, too large, owner only', async (t
   const large = await transcribe(none, wav(1));
   t.equal(large.statusCode, 413);
   t.match(large.json().message, /VOICE_MAX_BYTES/);
-  t.same(await readdir(path.join(none.dataDir, 'incoming')), [], 'streamed to disk, and removed when refused');
+  t.same(
+    await readdir(path.join(none.dataDir, 'incoming')),
+    [],
+    'streamed to disk, and removed when refused',
+  );
   const agent = await createAgent(none, { tier: 'owner' });
   const byAgent = await none.asAgent(agent.token, { method: 'GET', url: '/api/voice/clips' });
   t.equal(byAgent.statusCode, 403);
