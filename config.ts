@@ -67,6 +67,8 @@ export interface Config {
   stt: SttConfig | null;
   /** Limits on an uploaded icon-set zip: entries, total and per-entry uncompressed bytes, compression ratio. */
   iconZip: IconZipLimits;
+  /** Megabytes the rendered-icon cache (DATA_DIR/icon-cache) may hold; least recently used renders go first. */
+  iconCacheMaxMb: number;
   /** How long a browser session lasts. */
   sessionTtlHours: number;
   /** Fastify's trustProxy: whom to believe about the client's address and protocol (X-Forwarded-*). */
@@ -612,6 +614,7 @@ export function loadConfig(env: Env = environment()): Config {
       maxEntryBytes: integer(env, 'ICON_ZIP_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       maxRatio: integer(env, 'ICON_ZIP_MAX_RATIO', 100, 2, 10_000),
     },
+    iconCacheMaxMb: integer(env, 'ICON_CACHE_MAX_MB', 64, 1, 1024 * 1024),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24 * 14, 1, 24 * 365),
     trustProxy: trustProxy(env),
     ...ingestTimeouts(env),

@@ -11,6 +11,7 @@ import {
   startEmbeddedPostgres,
   stopEmbeddedPostgres,
 } from './lib/embedded-postgres.ts';
+import { clearIncoming } from './lib/incoming.ts';
 import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instance-lock.ts';
 import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
+
+  // Uploads a previous run was receiving when it stopped: no request is in flight yet, so none of them is wanted.
+  await clearIncoming(config.dataDir);
 
   // Whatever ends the process (a signal, an error, an exit during start-up, a second Ctrl-C that cuts the graceful
   // shutdown short), the embedded database it started is stopped and the lock released.

@@ -106,6 +106,9 @@ const catalogue = {
   AGENT_TOKEN_NOT_FOUND: notFound('agent token'),
   PENDING_CHANGE_NOT_FOUND: notFound('pending change'),
   NOT_PENDING: entry(409, detail),
+  PENDING_QUOTA: entry(429, detail),
+  PENDING_FILE_MISSING: entry(404, detail),
+  PENDING_FILE_CHANGED: entry(409, detail),
   NOT_UPSERTABLE: entry(422, detail),
   UNKNOWN_ENTITY_TYPE: entry(400, (type: string) => `unknown entity type: ${type}`),
   UNKNOWN_ACTION: entry(400, (action: string) => `unknown action: ${action}`),
@@ -142,7 +145,10 @@ const catalogue = {
     409,
     (name: string) => `the set already has an icon named "${name}" (send ?replace=true to replace it)`,
   ),
-  ICON_NOT_FOUND: entry(404, detail),
+  /** Nothing of that name to serve (a read). */
+  ICON_UNKNOWN: entry(404, detail),
+  /** An iconRef written somewhere names no icon. */
+  ICON_NOT_FOUND: entry(400, detail),
   NO_ACCEPTABLE_ICON: entry(415, detail),
   ICON_REF_INVALID: entry(400, detail),
   ZIP_INVALID: entry(400, detail),

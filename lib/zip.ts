@@ -33,19 +33,21 @@ export class ZipRefusedError extends Error {
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-function open(buffer: Buffer): Promise<ZipFile> {
+/** An archive in memory, or in a file (an upload streamed to disk): yauzl reads a file where it needs to. */
+export type ZipSource = Buffer | { path: string };
+
+function open(source: ZipSource): Promise<ZipFile> {
+  const options = {
+    lazyEntries: true,
+    autoClose: false,
+    decodeStrings: true,
+    validateEntrySizes: true,
+    strictFileNames: false,
+  };
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(
-      buffer,
-      {
-        lazyEntries: true,
-        autoClose: false,
-        decodeStrings: true,
-        validateEntrySizes: true,
-        strictFileNames: false,
-      },
-      (error, zip) => (error ? reject(error) : resolve(zip)),
-    );
+    const done = (error: Error | null, zip: ZipFile) => (error ? reject(error) : resolve(zip));
+    if (Buffer.isBuffer(source)) yauzl.fromBuffer(source, options, done);
+    else yauzl.open(source.path, options, done);
   });
 }
 
@@ -119,11 +121,11 @@ function readEntry(zip: ZipFile, entry: Entry, maxBytes: number): Promise<Buffer
   });
 }
 
-/** The file entries of `buffer` (folders left out), or a ZipRefusedError saying which rule the archive broke. */
-export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEntry[]> {
+/** The file entries of `source` (folders left out), or a ZipRefusedError saying which rule the archive broke. */
+export async function readZip(source: ZipSource, limits: ZipLimits): Promise<ZipEntry[]> {
   let zip: ZipFile;
   try {
-    zip = await open(buffer);
+    zip = await open(source);
   } catch (error) {
     throw new ZipRefusedError('invalid', `not a readable zip archive (${(error as Error).message})`);
   }

@@ -10,6 +10,7 @@ import { isLocallyAdministered, normaliseMac, vendorOf } from '../domains/device
 import { parseIpNeigh, parseProcArp } from '../domains/devices/scan.ts';
 import { runDueItems } from '../worker/cron.ts';
 import { createAgent, testApp } from './helpers/app.ts';
+import { svg, uploadSet, zip } from './icons/helpers.ts';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-devices-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -245,6 +246,8 @@ t.test('review: accept or ignore a new device', async (t) => {
     converging,
     phone,
   ]);
+  // An iconRef must name an icon that exists.
+  await ta.asOwner(uploadSet('home', await zip([{ name: 'blinds.svg', bytes: svg() }])));
   const accepted = await ta.asOwner({
     method: 'PATCH',
     url: `/api/devices/discovered/${converging}`,

@@ -307,7 +307,8 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   VOICE_CLIP_FILE_MISSING: 'test/voice.test.ts',
   ICON_SET_NOT_FOUND: 'test/icons/sets.test.ts',
   ICON_SET_EXISTS: 'test/icons/sets.test.ts',
-  ICON_NOT_FOUND: 'test/icons/sets.test.ts',
+  ICON_UNKNOWN: 'test/icons/sets.test.ts',
+  ICON_NOT_FOUND: 'test/icons/refs.test.ts',
   NO_ACCEPTABLE_ICON: 'test/icons/sets.test.ts',
   ICON_REF_INVALID: 'test/icons/brands.test.ts',
   ZIP_INVALID: 'test/icons/zip.test.ts',
@@ -336,6 +337,9 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   INFRA_AGENT_MISSING: 'test/assistant/command.test.ts',
   NOT_AN_ACTION: 'test/assistant/actions.test.ts',
   ACTION_NOT_PENDING: 'test/assistant/actions.test.ts',
+  PENDING_QUOTA: 'test/domains/pending-changes/files.test.ts',
+  PENDING_FILE_MISSING: 'test/domains/pending-changes/files.test.ts',
+  PENDING_FILE_CHANGED: 'test/domains/pending-changes/files.test.ts',
 };
 
 t.test(

@@ -1,7 +1,7 @@
 // The service as a user runs it: `node main.ts` (and `node worker/main.ts`) as child processes on their own data
 // directory, talked to over HTTP on 127.0.0.1.
 import { randomBytes } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -190,8 +190,12 @@ t.test('after a hard kill the next start stops the leftover database and works',
   hub.child.process.kill('SIGKILL');
   t.same(await hub.child.exited, { code: null, signal: 'SIGKILL' });
   t.ok(processAlive(postmaster), 'the detached database outlives a hard-killed hub');
+  // What an upload being received at the kill leaves behind.
+  await mkdir(path.join(dataDir, 'incoming'), { recursive: true });
+  await writeFile(path.join(dataDir, 'incoming', 'cut-short'), 'half an upload');
 
   hub = await startHub({ DATA_DIR: dataDir });
+  t.same(await readdir(path.join(dataDir, 'incoming')), [], 'a half-received upload is removed at start');
   t.comment(`start after a hard kill to ready: ${hub.readyMs} ms`);
   t.match(hub.child.output(), `stopping an embedded database left running (pid ${postmaster})`);
   await until(

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -115,6 +115,7 @@ t.test('the OpenAI-compatible adapter: multipart file, model, json, bearer key',
   });
   t.notOk(answer.json().clip_id, 'retention is off by default');
   t.same(await ta.sql`select id from voice_clips`, []);
+  t.same(await readdir(path.join(ta.dataDir, 'incoming')), [], 'the received audio is not kept');
 });
 
 t.test('the whisper.cpp adapter joins its segments; failures and timeouts are 502', async (t) => {
@@ -169,6 +170,12 @@ t.test('input rules: not configured, not audio, too large, owner only', async (t
   t.equal(notAudio.json().code, 'AUDIO_UNSUPPORTED');
   const large = await transcribe(none, wav(1));
   t.equal(large.statusCode, 413);
+  t.match(large.json().message, /VOICE_MAX_BYTES/);
+  t.same(
+    await readdir(path.join(none.dataDir, 'incoming')),
+    [],
+    'streamed to disk, and removed when refused',
+  );
   const agent = await createAgent(none, { tier: 'owner' });
   const byAgent = await none.asAgent(agent.token, { method: 'GET', url: '/api/voice/clips' });
   t.equal(byAgent.statusCode, 403);

@@ -1,5 +1,6 @@
 // The `assistant` setting: how the assistant looks and sounds, and which agents it runs as.
 import { defineSetting } from '../../lib/settings.ts';
+import { assertIconRef } from '../icons/icon-ref.ts';
 import { AssistantSettings } from './schema.ts';
 
 export const assistantSetting = defineSetting({
@@ -14,4 +15,10 @@ export const assistantSetting = defineSetting({
     infra_agent_id: null,
   },
   description: 'Assistant avatar (iconRef or emoji), accent colour, persona, voice mode and agents',
+  // An emoji is itself; an iconRef must name an icon (at PUT /api/assistant/settings and /api/settings/assistant).
+  async validate(sql, value) {
+    if (value.avatar !== null && /^(brand|set):/.test(value.avatar)) {
+      await assertIconRef(sql, value.avatar, 'avatar');
+    }
+  },
 });

@@ -1,11 +1,14 @@
 // The capture and the upload as deferred actions of the write registry (domains/entities/registry.ts): what the
 // owner's request, an owner-tier agent's audited write and an approved suggest-tier proposal all run, so an
-// approved capture does exactly what the owner's own request would. Only `create` exists for them.
+// approved capture does exactly what the owner's own request would. Only `create` exists for them. An upload's
+// file travels beside the payload, on disk (the write's `file`): a proposal keeps it there until it is decided.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Config } from '../../config.ts';
 import { hubError } from '../../lib/errors.ts';
 import { type Extracted, ExtractionError, extractDocument, sniffType } from '../../lib/extract.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { Entity, EntityHandler, WriteContext } from '../entities/handler.ts';
+import type { Entity, EntityHandler, WriteContext, WriteFile } from '../entities/handler.ts';
 import { validator } from '../entities/handler.ts';
 import { insertSourceDoc, type SourceDocRow } from '../source-docs/store.ts';
 import { type CaptureResult, captureIn, targetSpace } from './capture.ts';
@@ -62,6 +65,13 @@ export interface UploadedFile {
   mimetype: string;
 }
 
+function unsupported(name: string, type: string) {
+  return hubError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `${name || 'the file'} (${type}) is not text, Markdown, HTML or PDF, or its content is not what its type says`,
+  );
+}
+
 /** Checks an uploaded file's type against its content, extracts its text and stores it as a source document. */
 export async function storeUpload(
   tx: Db,
@@ -70,13 +80,7 @@ export async function storeUpload(
 ): Promise<SourceDocRow> {
   if (upload.bytes.length === 0) throw hubError('BAD_REQUEST', 'the file is empty');
   const type = sniffType(upload.bytes, upload.mimetype, upload.filename);
-  if (!type) {
-    throw hubError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `${upload.filename || 'the file'} (${upload.mimetype}) is not text, Markdown, HTML or PDF, ` +
-        'or its content is not what its type says',
-    );
-  }
+  if (!type) throw unsupported(upload.filename, upload.mimetype);
   let extracted: Extracted;
   try {
     extracted = await extractDocument(upload.bytes, type, undefined, config.documentMaxChars);
@@ -95,37 +99,48 @@ export async function storeUpload(
   });
 }
 
-/** The payload of an upload write: the file travels base64-encoded, so a proposal keeps it until approval. */
-export function uploadPayload(
-  file: UploadedFile,
-  spaceId: string,
-  title: string | null,
-): Record<string, unknown> {
-  return {
-    space_id: spaceId,
-    ...(title === null ? {} : { title }),
-    filename: file.filename,
-    mimetype: file.mimetype,
-    content_base64: file.bytes.toString('base64'),
-  };
+/** The bytes of a write's file, which must still be the ones it was received (or proposed) with. */
+async function readWriteFile(file: WriteFile): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw hubError('PENDING_FILE_MISSING', `the uploaded file ${file.name || ''} is missing on disk`.trim());
+  }
+  if (bytes.length !== file.size || createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
+    throw hubError(
+      'PENDING_FILE_CHANGED',
+      `the uploaded file ${file.name} on disk is not the one proposed (size or SHA-256 differ)`,
+    );
+  }
+  return bytes;
 }
 
 export const uploadHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const config = configOf(ctx);
     const input = checkUpload(payload);
-    const bytes = Buffer.from(input.content_base64, 'base64');
-    if (bytes.length > config.uploadMaxBytes) {
+    const file = ctx.file;
+    if (!file) throw hubError('VALIDATION_FAILED', 'an upload carries its file');
+    if (file.size > config.uploadMaxBytes) {
       throw hubError(
         'PAYLOAD_TOO_LARGE',
         `the file is larger than UPLOAD_MAX_BYTES (${config.uploadMaxBytes} bytes)`,
       );
     }
+    if (file.size === 0) throw hubError('BAD_REQUEST', 'the file is empty');
     const spaceId = await targetSpace(tx, ctx.principal, input.space_id);
+    if (ctx.rehearsal && file.head) {
+      // A proposal is checked by what its file's first bytes show (the type); its text is extracted on approval,
+      // so proposing never reads the whole file into memory. The rehearsal is rolled back: nothing is stored.
+      if (!sniffType(file.head, file.type, file.name)) throw unsupported(file.name, file.type);
+      return { id: file.sha256, space_id: spaceId };
+    }
     return storeUpload(tx, config, {
-      bytes,
-      filename: input.filename,
-      mimetype: input.mimetype,
+      bytes: await readWriteFile(file),
+      filename: file.name,
+      mimetype: file.type,
       space_id: spaceId,
       title: input.title?.trim().slice(0, 500) || null,
     });

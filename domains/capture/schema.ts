@@ -70,14 +70,11 @@ export type CaptureAccepted = Static<typeof CaptureAccepted>;
 /** The stored document, as GET /api/source-docs/:id shows it (a copy: that schema's $id lives in its domain). */
 export const UploadedDoc = Type.Object(SourceDoc.properties);
 
-/** An upload waiting for approval: the file itself rides along, base64-encoded (at most UPLOAD_MAX_BYTES). */
+/** An upload's payload: where it goes and its title. The file itself travels beside it, on disk. */
 export const UploadChange = Type.Object(
   {
     space_id: Uuid,
     title: Type.Optional(Type.String({ maxLength: 500 })),
-    filename: Type.String({ maxLength: 1000 }),
-    mimetype: Type.String({ maxLength: 255 }),
-    content_base64: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9+/]*={0,2}$' }),
   },
   { additionalProperties: false },
 );

@@ -1,50 +1,63 @@
-// POST /api/capture/upload: reads the multipart form (space_id, file, title) and hands the file to the write
-// registry as an upload (entity.ts), so the owner stores it at once and a suggest-tier agent proposes it.
+// POST /api/capture/upload: reads the multipart form (space_id, file, title), streaming the file to disk (never
+// whole in memory), and hands it to the write registry as an upload (entity.ts), so the owner stores it at once and
+// a suggest-tier agent proposes it (the file then waits on disk with the pending change).
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
-import { errors } from '../../lib/schemas.ts';
+import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
+import { errors, uuidPattern } from '../../lib/schemas.ts';
 import { writeAs } from '../entities/write.ts';
+import { assertProposalRoom } from '../pending-changes/governance.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import type { SourceDocRow } from '../source-docs/store.ts';
 import { targetSpace } from './capture.ts';
-import { type UploadedFile, uploadPayload } from './entity.ts';
 import { UploadedDoc, UploadForm } from './schema.ts';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface ReceivedForm {
   spaceId: string;
   title: string | null;
-  file: UploadedFile;
+  file: ReceivedFile;
 }
 
-/** The form's fields in any order; the space is checked as soon as it is read, before the file is buffered. */
+/**
+ * The form's fields in any order; the space is checked as soon as it is read, the file streamed to disk as it
+ * arrives (a 413 at the first byte over UPLOAD_MAX_BYTES). Whatever fails, a file already received is removed.
+ */
 async function readForm(request: FastifyRequest): Promise<ReceivedForm> {
+  const { config } = request.server;
   let spaceId: string | null = null;
   let title: string | null = null;
-  let file: UploadedFile | null = null;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the file field is named "file"');
-      // Throws the 413 when the file passes the limit; nothing has been stored.
-      const bytes = await part.toBuffer();
-      file = { bytes, filename: part.filename, mimetype: part.mimetype };
-    } else if (part.fieldname === 'space_id') {
-      const value = String(part.value).trim();
-      if (!uuidPattern.test(value)) throw hubError('BAD_REQUEST', 'space_id must be a UUID');
-      await targetSpace(request.server.sql, request.principal, value);
-      spaceId = value;
-    } else if (part.fieldname === 'title') {
-      title = String(part.value).trim().slice(0, 500) || null;
-    } else {
-      throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (space_id, file, title)`);
+  let file: ReceivedFile | null = null;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the file field is named "file"');
+        file = await receiveFile(part.file, {
+          dataDir: config.dataDir,
+          maxBytes: config.uploadMaxBytes,
+          limitName: 'UPLOAD_MAX_BYTES',
+          name: part.filename,
+          type: part.mimetype,
+        });
+      } else if (part.fieldname === 'space_id') {
+        const value = String(part.value).trim();
+        if (!uuidPattern.test(value)) throw hubError('BAD_REQUEST', 'space_id must be a UUID');
+        await targetSpace(request.server.sql, request.principal, value);
+        spaceId = value;
+      } else if (part.fieldname === 'title') {
+        title = String(part.value).trim().slice(0, 500) || null;
+      } else {
+        throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (space_id, file, title)`);
+      }
     }
+    if (spaceId === null) throw hubError('BAD_REQUEST', 'space_id is required');
+    if (file === null) throw hubError('BAD_REQUEST', 'file is required');
+    return { spaceId, title, file };
+  } catch (error) {
+    await discardFile(file);
+    throw error;
   }
-  if (spaceId === null) throw hubError('BAD_REQUEST', 'space_id is required');
-  if (file === null) throw hubError('BAD_REQUEST', 'file is required');
-  return { spaceId, title, file };
 }
 
 const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -64,13 +77,15 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'is stored), file (text, Markdown, HTML or PDF; the type is checked against the content; others ' +
           `are refused with 415; at most UPLOAD_MAX_BYTES, now ${config.uploadMaxBytes} bytes) and optionally ` +
           'title. The file becomes a searchable source document of origin "upload" at once (its text cut at ' +
-          `DOCUMENT_MAX_CHARS, now ${config.documentMaxChars}, the metadata saying so). A suggest-tier agent ` +
-          "gets 202 with pending_change_id: the file is kept with the proposal and stored on the owner's approval.",
+          `DOCUMENT_MAX_CHARS, now ${config.documentMaxChars}, the metadata saying so). The file is streamed to ` +
+          'disk as it arrives, never held whole in memory. A suggest-tier agent gets 202 with pending_change_id: ' +
+          'the file waits on disk with the proposal (its type checked by its first bytes; its text is extracted ' +
+          "on the owner's approval), within the agent's quota (setting pending_quota; 429 PENDING_QUOTA beyond).",
         requestBody: { 'multipart/form-data': UploadForm },
         response: {
           201: UploadedDoc,
           202: PendingReceipt,
-          ...errors(400, 401, 403, 404, 413, 415, 422, 429),
+          ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
         },
       },
     },
@@ -83,23 +98,33 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'send multipart/form-data with the fields space_id and file',
         );
       }
-      const form = await readForm(request);
-      if (form.file.bytes.length === 0) throw hubError('BAD_REQUEST', 'the file is empty');
-      const outcome = await writeAs(
-        app.sql,
-        principal,
-        {
-          entity_type: 'upload',
-          action: 'create',
-          payload: uploadPayload(form.file, form.spaceId, form.title),
-        },
-        null,
-        config,
-      );
-      if (outcome.status === 'pending') {
-        return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
+      // Refused before a byte of the file is read: an agent with no room left for a proposal.
+      if (principal.kind === 'agent' && principal.tier === 'suggest') {
+        await assertProposalRoom(app.sql, principal, 0);
       }
-      return reply.status(201).send(outcome.result.entity as SourceDocRow);
+      const form = await readForm(request);
+      try {
+        if (form.file.size === 0) throw hubError('BAD_REQUEST', 'the file is empty');
+        const outcome = await writeAs(
+          app.sql,
+          principal,
+          {
+            entity_type: 'upload',
+            action: 'create',
+            payload: { space_id: form.spaceId, ...(form.title === null ? {} : { title: form.title }) },
+            file: form.file,
+          },
+          null,
+          config,
+        );
+        if (outcome.status === 'pending') {
+          return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
+        }
+        return reply.status(201).send(outcome.result.entity as SourceDocRow);
+      } finally {
+        // Stored as a document or moved to the pending change by now; anything left is not needed.
+        await discardFile(form.file);
+      }
     },
   );
 };

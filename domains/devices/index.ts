@@ -13,6 +13,7 @@ import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { assertIconRef } from '../icons/icon-ref.ts';
 import { isLocallyAdministered, normaliseMac, vendorOf } from './mac.ts';
 import {
   CreateDevice,
@@ -165,6 +166,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request) => {
           const mac = macOf(request.params.mac);
           const { action, ...fields } = request.body;
+          await assertIconRef(app.sql, fields.icon);
           const row = await app.sql.begin(async (tx) => {
             const current = await findDevice(tx, mac);
             if (!current) throw hubError('DEVICE_NOT_FOUND', mac);
@@ -191,6 +193,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           const mac = macOf(request.params.mac);
+          await assertIconRef(app.sql, request.body.icon);
           const row = await updateDevice(app.sql, mac, request.body);
           if (!row) throw hubError('DEVICE_NOT_FOUND', mac);
           return presentDevice(row);

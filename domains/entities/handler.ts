@@ -8,6 +8,7 @@ import type { Config } from '../../config.ts';
 import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
 import { refusedUrlField } from '../../lib/input.ts';
+import type { ReceivedFile } from '../../lib/incoming.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { spaceExists } from '../spaces/store.ts';
@@ -17,7 +18,17 @@ export interface WriteContext {
   principal: Principal;
   /** The service's configuration; the deferred actions (capture, upload) need its limits and address rules. */
   config?: Config;
+  /** The file the write carries (an upload), on disk: its bytes never travel in the payload. */
+  file?: WriteFile;
+  /**
+   * The write is rehearsed for a proposal and rolled back: a handler may skip work whose only effect is the row it
+   * writes (an upload checks its file's size and type but does not extract the text of a file of up to 25 MB).
+   */
+  rehearsal?: boolean;
 }
+
+/** A write's file: where it is and what the owner reviews it by; `head` when it was just received. */
+export type WriteFile = Omit<ReceivedFile, 'head'> & { head?: Buffer };
 
 export interface Entity {
   id: string;

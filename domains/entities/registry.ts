@@ -11,9 +11,9 @@ import { refHandler } from '../refs/entity.ts';
 import { resourceHandler } from '../resources/entity.ts';
 import { sourceDocHandler } from '../source-docs/entity.ts';
 import { taskHandler } from '../tasks/entity.ts';
-import type { Entity, EntityHandler, WriteContext } from './handler.ts';
+import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.ts';
 
-export type { WriteContext } from './handler.ts';
+export type { WriteContext, WriteFile } from './handler.ts';
 
 export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc'] as const;
 export type EntityType = (typeof entityTypes)[number];
@@ -45,6 +45,8 @@ export interface EntityWrite {
   entity_id?: string;
   /** The create, update or upsert body, shaped like the route's. */
   payload?: unknown;
+  /** The file an upload carries, on disk (never in the payload). */
+  file?: WriteFile;
 }
 
 export interface WriteResult {
@@ -85,8 +87,9 @@ function targetId(write: EntityWrite): string {
 export async function applyEntityWriteIn(
   tx: Db,
   write: EntityWrite,
-  ctx: WriteContext,
+  context: WriteContext,
 ): Promise<WriteResult> {
+  const ctx = write.file ? { ...context, file: write.file } : context;
   if (!isChangeType(write.entity_type)) {
     throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
   }

@@ -21,6 +21,7 @@ import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { assertIconRef } from '../icons/icon-ref.ts';
 import { type CredentialsChange, checkDefinition, type Definition } from './definition.ts';
 import {
   Accepted,
@@ -246,6 +247,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const checked = checkDefinition(request.body);
+          await assertIconRef(app.sql, request.body.icon);
           const id = await app.sql.begin((tx) => save(tx, null, checked));
           return reply.status(201).send(await found(app.sql, id));
         },
@@ -265,6 +267,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request) => {
           // A replacement: credentials not sent (in url or basic_auth) are removed.
           const { definition, credentials } = checkDefinition(request.body);
+          await assertIconRef(app.sql, request.body.icon);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
@@ -286,6 +289,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
+          await assertIconRef(app.sql, request.body.icon);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
@@ -361,6 +365,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
+          await assertIconRef(app.sql, request.body.icon);
           if (!(await promoteCandidate(app.sql, request.params.id, request.body))) {
             throw hubError('CANDIDATE_NOT_FOUND', request.params.id);
           }

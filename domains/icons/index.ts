@@ -1,6 +1,7 @@
 // Icons, served by the hub itself so no page ever asks a CDN: uploaded icon sets (zip or URL) and brand icons from
 // the simple-icons package rendered locally. Reads are public (a browser's <img> sends no token); writes are the
-// owner's.
+// owner's. What anyone may ask for is bounded: sizes snap to a fixed list, the render cache is capped
+// (ICON_CACHE_MAX_MB) and a caller without credentials gets at most 120 new renders a minute per address.
 //   GET    /icons                  search brand and set icons by name (the icon picker)
 //   GET    /icons/:slug.png        a set icon, else a brand icon, as PNG (?set= ?size= ?color= ?fallback=)
 //   GET    /icons/:slug.svg        the same as a vector
@@ -10,17 +11,21 @@
 //   POST   /icon-sets              upload a set: multipart name + file (a zip), or JSON { name, url } (owner)
 //   POST   /icon-sets/:set/icons   add one icon: multipart file (svg or png), optional name (owner)
 //   DELETE /icon-sets/:set         delete a set and its icons (owner)
+import { readFile } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hubError, hubErrorWith } from '../../lib/errors.ts';
+import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
 import { FetchRefusedError, safeFetch } from '../../lib/safe-fetch.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import type { ZipSource } from '../../lib/zip.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { brandSvg } from './brands.ts';
 import { takeIcon } from './ingest.ts';
 import { resolveIcon, SetIconIndex, searchIcons } from './lookup.ts';
-import { fallbackTileSvg, RenderCache, renderPng, strongEtag } from './render.ts';
+import { fallbackTileSvg, RenderCache, renderPng, snapSize, strongEtag } from './render.ts';
 import {
   AddedIcon,
   FileParams,
@@ -45,18 +50,48 @@ import { sendIcon } from './serve.ts';
 import { assertSetFree, storeIconSet } from './sets.ts';
 import { deleteIconSet, findIconFile, findIconSet, listIconSets, listIcons, putIcon } from './store.ts';
 
-export { assertIconRef, iconRefProblem } from './icon-ref.ts';
-
 const tags = ['icons'];
 const setName = new RegExp(setNamePattern);
 const slugPattern = /^[a-z0-9_-]{1,100}$/;
 const iconUrl = (set: string, name: string, type: string) => `/api/icon-sets/${set}/${name}.${type}`;
 
+/** New renders a minute one address without credentials may cause; what is cached is always served. */
+export const anonymousRendersPerMinute = 120;
+
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(IconSet);
   const config = app.config;
   const index = new SetIconIndex(app.sql);
-  const cache = new RenderCache(`${config.dataDir}/icon-cache`);
+  const cache = new RenderCache({
+    dir: `${config.dataDir}/icon-cache`,
+    maxDiskBytes: config.iconCacheMaxMb * 1024 * 1024,
+  });
+  // Counted per address (an IPv6 /64 as one), only when an image is in neither cache and must be rendered.
+  const renderLimit = app.createRateLimit({
+    max: anonymousRendersPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => normalizeIP(request.ip, 64),
+    allowList: (request) => request.principal !== null,
+  });
+
+  /** A render for this caller, unless it has used up its renders for the minute (429 with Retry-After). */
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    svg: () => Promise<string | Buffer> | string,
+    size: number,
+  ): Promise<Buffer> {
+    const limit = await renderLimit(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      reply.header('retry-after', String(Math.max(1, limit.ttlInSeconds)));
+      throw hubError(
+        'RATE_LIMITED',
+        `at most ${anonymousRendersPerMinute} new icon renders a minute without credentials; cached icons ` +
+          `are still served (retry in ${Math.max(1, limit.ttlInSeconds)} s)`,
+      );
+    }
+    return renderPng(await svg(), size);
+  }
 
   function knownSet(name: string): string {
     if (!setName.test(name)) throw hubError('ICON_SET_NOT_FOUND', name);
@@ -64,7 +99,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   function unknownIcon(slug: string): never {
-    throw hubError('ICON_NOT_FOUND', `no icon "${slug}" in the uploaded sets or the brand icons`);
+    throw hubError('ICON_UNKNOWN', `no icon "${slug}" in the uploaded sets or the brand icons`);
   }
 
   await app.register(
@@ -95,8 +130,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'An icon as PNG, from an uploaded set or the brand icons, rendered locally',
             description:
               'Sources in order: an icon of that name in an uploaded set (?set= picks the set), then a ' +
-              'simple-icons brand, drawn in its colour or ?color=. SVGs are rendered at ?size= pixels; a PNG set ' +
-              'icon is sent as uploaded. Cached in memory and on disk; Cache-Control no-cache with a strong ETag.',
+              'simple-icons brand, drawn in its colour or ?color=. SVGs are rendered at ?size= pixels, snapped up ' +
+              'to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512; a PNG set icon is sent as uploaded. ' +
+              'Cached in memory and on disk (ICON_CACHE_MAX_MB, least recently used first out); Cache-Control ' +
+              `no-cache with a strong ETag. Without credentials an address gets at most ${anonymousRendersPerMinute} ` +
+              'new renders a minute (429 RATE_LIMITED with Retry-After beyond); cached images are always served.',
             params: SlugParams,
             querystring: PngQuery,
             response: { ...IconBytes('image/png'), ...errors(400, 404) },
@@ -104,7 +142,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const { slug } = request.params;
-          const { size, set } = request.query;
+          const { set } = request.query;
+          const size = snapSize(request.query.size);
           const fallback = wantsFallback(request.query.fallback);
           const color = request.query.color?.replace('#', '').toLowerCase();
           const source = slugPattern.test(slug) ? await resolveIcon(index, slug, { set }) : undefined;
@@ -118,18 +157,23 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             });
           } else if (source?.kind === 'set') {
             const { set_name, name, sha256 } = source.icon;
-            image = await cache.get(`set-svg|${sha256}|${size}`, async () => {
-              const file = await findIconFile(app.sql, set_name, name, 'svg');
-              if (!file) unknownIcon(slug);
-              return renderPng(file.bytes, size);
-            });
+            image = await cache.get(`set-svg|${sha256}|${size}`, () =>
+              render(
+                request,
+                reply,
+                async () => (await findIconFile(app.sql, set_name, name, 'svg'))?.bytes ?? unknownIcon(slug),
+                size,
+              ),
+            );
           } else if (source) {
             const brand = source.brand;
             image = await cache.get(`brand|${brand.slug}|${color ?? brand.hex}|${size}`, () =>
-              renderPng(brandSvg(brand, color), size),
+              render(request, reply, () => brandSvg(brand, color), size),
             );
           } else if (fallback && slugPattern.test(slug)) {
-            image = await cache.get(`tile|${slug}|${size}`, () => renderPng(fallbackTileSvg(slug), size));
+            image = await cache.get(`tile|${slug}|${size}`, () =>
+              render(request, reply, () => fallbackTileSvg(slug), size),
+            );
           } else {
             unknownIcon(slug);
           }
@@ -224,7 +268,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             match && setName.test(set)
               ? await findIconFile(app.sql, set, match[1], match[2] as 'svg' | 'png')
               : undefined;
-          if (!found) throw hubError('ICON_NOT_FOUND', `icon set ${set} has no file ${file}`);
+          if (!found) throw hubError('ICON_UNKNOWN', `icon set ${set} has no file ${file}`);
           return sendIcon(request, reply, {
             type: found.type,
             bytes: found.bytes,
@@ -241,26 +285,40 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 2, fieldSize: 1024, parts: 3 },
       });
 
-      /** The multipart fields: each text field by name, and the one file. */
-      async function readParts(request: FastifyRequest, fields: string[]) {
+      /**
+       * The multipart fields: each text field by name, and the one file, streamed to disk under `limit` (never whole
+       * in memory); the caller removes the file. Whatever fails here removes it too.
+       */
+      async function readParts(request: FastifyRequest, fields: string[], limit: [number, string]) {
         const values: Record<string, string> = {};
-        let file: { filename: string; bytes: Buffer } | null = null;
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file')
-              throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
-            file = { filename: part.filename, bytes: await part.toBuffer() };
-          } else if (fields.includes(part.fieldname)) {
-            values[part.fieldname] = String(part.value).trim();
-          } else {
-            throw hubError(
-              'VALIDATION_FAILED',
-              `unknown field "${part.fieldname}" (${[...fields, 'file'].join(', ')})`,
-            );
+        let file: ReceivedFile | null = null;
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file')
+                throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
+              file = await receiveFile(part.file, {
+                dataDir: config.dataDir,
+                maxBytes: limit[0],
+                limitName: limit[1],
+                name: part.filename,
+                type: part.mimetype,
+              });
+            } else if (fields.includes(part.fieldname)) {
+              values[part.fieldname] = String(part.value).trim();
+            } else {
+              throw hubError(
+                'VALIDATION_FAILED',
+                `unknown field "${part.fieldname}" (${[...fields, 'file'].join(', ')})`,
+              );
+            }
           }
+          if (!file) throw hubError('VALIDATION_FAILED', 'file is required');
+          return { values, file };
+        } catch (error) {
+          await discardFile(file);
+          throw error;
         }
-        if (!file) throw hubError('VALIDATION_FAILED', 'file is required');
-        return { values, file };
       }
 
       async function fetchZip(url: string): Promise<Buffer> {
@@ -307,13 +365,24 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request, reply) => {
           const { replace } = request.query;
           let name: string;
-          let zip: Buffer;
+          let zip: ZipSource;
+          let received: ReceivedFile | null = null;
           if (request.isMultipart()) {
-            const { values, file } = await readParts(request, ['name']);
+            const { values, file } = await readParts(
+              request,
+              ['name'],
+              [config.uploadMaxBytes, 'UPLOAD_MAX_BYTES'],
+            );
+            received = file;
             name = values.name ?? '';
-            if (!setName.test(name)) throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,40}');
-            await assertSetFree(app.sql, name, replace);
-            zip = file.bytes;
+            try {
+              if (!setName.test(name)) throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,40}');
+              await assertSetFree(app.sql, name, replace);
+            } catch (error) {
+              await discardFile(received);
+              throw error;
+            }
+            zip = { path: file.path };
           } else {
             const body = request.body as
               | Partial<Record<keyof typeof UrlUpload.properties, unknown>>
@@ -342,6 +411,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             return reply.status(201).send({ set: stored.set, accepted, rejected: stored.rejected });
           } finally {
             index.invalidate();
+            await discardFile(received);
           }
         },
       );
@@ -353,8 +423,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             tags,
             summary: 'Add one icon to a set',
             description:
-              'multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised) and optionally ' +
-              'name (else taken from the file name). 409 when the set has that name, unless ?replace=true.',
+              'multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised; at most ' +
+              `ICON_ZIP_MAX_ENTRY_BYTES, now ${config.iconZip.maxEntryBytes}, else 413) and optionally name (else ` +
+              'taken from the file name). 409 when the set has that name, unless ?replace=true.',
             consumes: ['multipart/form-data'],
             params: SetParams,
             querystring: ReplaceQuery,
@@ -367,11 +438,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             throw hubError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data with the field file');
           }
           if (!(await findIconSet(app.sql, set))) throw hubError('ICON_SET_NOT_FOUND', set);
-          const { values, file } = await readParts(request, ['name']);
+          // One icon is held to what one entry of a set's zip may be.
+          const { values, file } = await readParts(
+            request,
+            ['name'],
+            [config.iconZip.maxEntryBytes, 'ICON_ZIP_MAX_ENTRY_BYTES'],
+          );
+          const bytes = await readFile(file.path).finally(() => discardFile(file));
           if (values.name !== undefined && !/^[a-z0-9-]{1,100}$/.test(values.name)) {
             throw hubError('VALIDATION_FAILED', 'name must match [a-z0-9-]{1,100}');
           }
-          const icon = await takeIcon(file.filename, file.bytes, values.name);
+          const icon = await takeIcon(file.name, bytes, values.name);
           if (!('name' in icon)) {
             throw hubErrorWith({ rejected: [icon] }, 'NO_ACCEPTABLE_ICON', `${icon.file}: ${icon.reason}`);
           }

@@ -4,10 +4,11 @@
 // reach it sanitised (local references only) and brand SVGs are built here from the package's path data.
 //
 // Renders are cached by a key naming everything the output depends on (source, its content hash for set icons,
-// colour, size): in memory (least recently used first out) and on disk under DATA_DIR/icon-cache, so a restart does
-// not render again either. A key never changes meaning, so nothing needs invalidating.
+// colour, size): in memory and on disk under DATA_DIR/icon-cache, so a restart does not render again either, each
+// capped in bytes with the least recently used going first (the disk cap is ICON_CACHE_MAX_MB). A key never changes
+// meaning, so nothing needs invalidating. Sizes snap to a fixed list, so one icon has at most ten renders per colour.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { lazy } from '../../lib/lazy.ts';
@@ -19,6 +20,14 @@ const fontFile = createRequire(import.meta.url).resolve('@expo-google-fonts/inte
 
 /** How many renders this process has done: lets tests and the benchmark tell a cache hit from a render. */
 export const renderStats = { renders: 0 };
+
+/** The pixel sizes rendered; any other size asked for gets the next one up. */
+export const iconSizes = [16, 24, 32, 48, 64, 96, 128, 192, 256, 512] as const;
+
+/** The smallest listed size at least `size` (the largest for anything above it). */
+export function snapSize(size: number): number {
+  return iconSizes.find((listed) => listed >= size) ?? iconSizes[iconSizes.length - 1];
+}
 
 export async function renderPng(svg: string | Buffer, size: number): Promise<Buffer> {
   renderStats.renders++;
@@ -66,31 +75,70 @@ export function strongEtag(bytes: Buffer): string {
   return `"${createHash('sha256').update(bytes).digest('base64url')}"`;
 }
 
+export interface RenderCacheOptions {
+  dir: string;
+  /** Bytes the files under `dir` may take together (ICON_CACHE_MAX_MB); the least recently used go first. */
+  maxDiskBytes: number;
+  /** Bytes of images kept in memory. */
+  maxMemoryBytes?: number;
+}
+
+/** Files the cache writes: the hex SHA-256 of the key. Anything else in the folder is not the cache's. */
+const cacheFile = /^[0-9a-f]{64}\.png$/;
+
 export class RenderCache {
-  readonly #memory = new Map<string, CachedImage>();
+  /** Least recently used first (a Map keeps insertion order; a hit moves its entry to the end). */
+  readonly #memory = new Map<string, CachedImage & { file: string }>();
+  #memoryBytes = 0;
+  readonly #maxMemoryBytes: number;
   readonly #dir: string;
-  readonly #maxEntries: number;
+  readonly #maxDiskBytes: number;
+  /** The files on disk, name to size, least recently used first: read from the folder on first use. */
+  #disk: Promise<Map<string, number>> | null = null;
+  /** The same map once read, so a hit in memory counts as a use of its file too, without waiting. */
+  #diskRead: Map<string, number> | null = null;
+  #diskBytes = 0;
   readonly #pending = new Map<string, Promise<CachedImage>>();
 
-  constructor(dir: string, maxEntries = 2000) {
-    this.#dir = dir;
-    this.#maxEntries = maxEntries;
+  constructor(options: RenderCacheOptions) {
+    this.#dir = options.dir;
+    this.#maxDiskBytes = options.maxDiskBytes;
+    this.#maxMemoryBytes = options.maxMemoryBytes ?? 16 * 1024 * 1024;
   }
 
-  #remember(key: string, image: CachedImage): CachedImage {
+  /** How many bytes the files of the cache hold now. */
+  async diskBytes(): Promise<number> {
+    await this.#diskIndex();
+    return this.#diskBytes;
+  }
+
+  #remember(key: string, image: CachedImage & { file: string }): CachedImage {
+    const known = this.#memory.get(key);
+    if (known) this.#memoryBytes -= known.bytes.length;
     this.#memory.delete(key);
     this.#memory.set(key, image);
-    if (this.#memory.size > this.#maxEntries) {
-      const oldest = this.#memory.keys().next().value;
-      if (oldest !== undefined) this.#memory.delete(oldest);
+    this.#memoryBytes += image.bytes.length;
+    const size = this.#diskRead?.get(image.file);
+    if (size !== undefined) {
+      this.#diskRead?.delete(image.file);
+      this.#diskRead?.set(image.file, size);
+    }
+    for (const [oldest, dropped] of this.#memory) {
+      if (this.#memoryBytes <= this.#maxMemoryBytes || this.#memory.size <= 1) break;
+      this.#memory.delete(oldest);
+      this.#memoryBytes -= dropped.bytes.length;
     }
     return image;
   }
 
-  /** From memory, else from disk, else made by `make` (once, however many ask at the same time) and kept. */
+  /**
+   * From memory, else from disk, else made by `make` (once, however many ask at the same time) and kept. `make` runs
+   * only for an image in neither place: where it throws (a render refused), nothing is kept and the error is the
+   * caller's.
+   */
   get(key: string, make: () => Promise<Buffer>): Promise<CachedImage> | CachedImage {
     const hit = this.#memory.get(key);
-    if (hit) return hit;
+    if (hit) return this.#remember(key, hit);
     let pending = this.#pending.get(key);
     if (!pending) {
       pending = this.#load(key, make).finally(() => this.#pending.delete(key));
@@ -99,13 +147,56 @@ export class RenderCache {
     return pending;
   }
 
+  /** The folder as found: files by last use (their modification time, which a read from disk renews). */
+  #diskIndex(): Promise<Map<string, number>> {
+    this.#disk ??= (async () => {
+      const names = await readdir(this.#dir).catch(() => [] as string[]);
+      const files: { name: string; size: number; used: number }[] = [];
+      for (const name of names) {
+        const file = path.join(this.#dir, name);
+        // A temporary file is what a write cut short left behind.
+        if (!cacheFile.test(name)) {
+          if (name.endsWith('.tmp')) await rm(file, { force: true });
+          continue;
+        }
+        const info = await stat(file).catch(() => null);
+        if (info?.isFile()) files.push({ name, size: info.size, used: info.mtimeMs });
+      }
+      files.sort((a, b) => a.used - b.used);
+      const index = new Map(files.map((file) => [file.name, file.size]));
+      this.#diskBytes = files.reduce((sum, file) => sum + file.size, 0);
+      await this.#evict(index);
+      this.#diskRead = index;
+      return index;
+    })();
+    return this.#disk;
+  }
+
+  /** Removes the least recently used files until the folder fits its cap. */
+  async #evict(index: Map<string, number>): Promise<void> {
+    for (const [name, size] of index) {
+      if (this.#diskBytes <= this.#maxDiskBytes) break;
+      index.delete(name);
+      this.#diskBytes -= size;
+      await rm(path.join(this.#dir, name), { force: true });
+    }
+  }
+
   async #load(key: string, make: () => Promise<Buffer>): Promise<CachedImage> {
-    const file = path.join(this.#dir, `${createHash('sha256').update(key).digest('hex')}.png`);
-    try {
-      const bytes = await readFile(file);
-      return this.#remember(key, { bytes, etag: strongEtag(bytes) });
-    } catch {
-      // Not on disk yet: made below.
+    const name = `${createHash('sha256').update(key).digest('hex')}.png`;
+    const file = path.join(this.#dir, name);
+    const index = await this.#diskIndex();
+    const size = index.get(name);
+    if (size !== undefined) {
+      const bytes = await readFile(file).catch(() => null);
+      index.delete(name);
+      if (bytes) {
+        index.set(name, size);
+        const now = new Date();
+        await utimes(file, now, now).catch(() => undefined);
+        return this.#remember(key, { bytes, etag: strongEtag(bytes), file: name });
+      }
+      this.#diskBytes -= size;
     }
     const bytes = await make();
     await mkdir(this.#dir, { recursive: true });
@@ -113,6 +204,9 @@ export class RenderCache {
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, file);
-    return this.#remember(key, { bytes, etag: strongEtag(bytes) });
+    index.set(name, bytes.length);
+    this.#diskBytes += bytes.length;
+    await this.#evict(index);
+    return this.#remember(key, { bytes, etag: strongEtag(bytes), file: name });
   }
 }

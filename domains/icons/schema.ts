@@ -84,7 +84,14 @@ export function wantsFallback(value: string | undefined): boolean {
 }
 
 export const PngQuery = Type.Object({
-  size: Type.Integer({ minimum: 16, maximum: 512, default: 64, description: 'width and height in pixels' }),
+  size: Type.Integer({
+    minimum: 16,
+    maximum: 512,
+    default: 64,
+    description:
+      'width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG ' +
+      'sources; a PNG set icon is sent as uploaded)',
+  }),
   color: Type.Optional(color),
   set: Type.Optional(set),
   fallback,

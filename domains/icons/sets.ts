@@ -2,7 +2,7 @@
 // rejected, and the set with all its icons written in one transaction, so a failed upload leaves nothing behind.
 import type { IconZipLimits } from '../../config.ts';
 import { hubError, hubErrorWith } from '../../lib/errors.ts';
-import { readZip, ZipRefusedError } from '../../lib/zip.ts';
+import { readZip, ZipRefusedError, type ZipSource } from '../../lib/zip.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { type AcceptedIcon, type RejectedFile, takeIcons } from './ingest.ts';
 import { createOrEmptyIconSet, findIconSet, type IconSetRow, insertIcons } from './store.ts';
@@ -29,7 +29,7 @@ export async function storeIconSet(
   limits: IconZipLimits,
   name: string,
   replace: boolean,
-  zip: Buffer,
+  zip: ZipSource,
 ): Promise<StoredSet> {
   let files: { path: string; bytes: Buffer }[];
   try {

@@ -1,21 +1,28 @@
 // The approval gate. A suggest-tier agent's write becomes a pending change (rehearsed first, so a change that
-// could never apply is refused at once); the owner's approval claims it, applies it through the entity registry
-// and records the outcome; an owner-tier agent's direct write is applied and recorded together.
+// could never apply is refused at once, and held to the agent's quota); the owner's approval claims it, applies it
+// through the entity registry and records the outcome; an owner-tier agent's direct write is applied and recorded
+// together. A change's file (an upload) waits on disk and goes once the change is applied or rejected.
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
 import type { Config } from '../../config.ts';
 import { type ErrorCode, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
-import type { Sql } from '../../plugins/db.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
 import { actorOf, insertAuditEntry } from '../audit/store.ts';
 import { applyEntityWriteIn, type EntityWrite, type WriteResult } from '../entities/registry.ts';
+import { readSetting } from '../settings/registry.ts';
+import { keepPendingFile, pendingWriteFile, removePendingFile } from './files.ts';
+import { pendingQuotaSetting } from './setting.ts';
 import {
   claimPendingChange,
   findPendingChange,
   insertPendingChange,
   lockClaimedChange,
+  lockProposalsOf,
   markApplied,
+  openChangesOf,
   type PendingChangeRow,
   rejectPendingChange,
   reopenPendingChange,
@@ -42,7 +49,7 @@ async function rehearse(
 ): Promise<WriteResult> {
   try {
     await tx.savepoint(async (sp) => {
-      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal, config }));
+      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal, config, rehearsal: true }));
     });
   } catch (error) {
     if (error instanceof Rehearsed) return error.result;
@@ -64,7 +71,32 @@ function payloadOf(write: EntityWrite): Record<string, unknown> | null {
   return payload as Record<string, unknown>;
 }
 
-/** Turns a suggest-tier agent's write into a pending change. */
+/**
+ * 429 PENDING_QUOTA when one more change of `bytes` would take the agent past its quota (the pending_quota
+ * setting): its undecided changes, counted with their payloads and files.
+ */
+export async function assertProposalRoom(sql: Db, agent: AgentPrincipal, bytes: number): Promise<void> {
+  const quota = await readSetting(sql, pendingQuotaSetting);
+  const open = await openChangesOf(sql, agent.agentId);
+  if (open.changes + 1 > quota.max_changes || open.bytes + bytes > quota.max_bytes) {
+    throw hubError(
+      'PENDING_QUOTA',
+      `agent "${agent.name}" has ${open.changes} changes holding ${open.bytes} bytes waiting for approval; ` +
+        `one more of ${bytes} bytes would pass its quota of ${quota.max_changes} changes and ` +
+        `${quota.max_bytes} bytes (setting pending_quota): wait for the owner to decide some`,
+    );
+  }
+}
+
+/** What a proposal weighs against the quota: its payload as stored, and its file. */
+function proposalBytes(payload: Record<string, unknown> | null, write: EntityWrite): number {
+  return (payload === null ? 0 : Buffer.byteLength(JSON.stringify(payload))) + (write.file?.size ?? 0);
+}
+
+/**
+ * Turns a suggest-tier agent's write into a pending change. Its file, if any, is moved under the change's id before
+ * the row commits: a row never lacks its file, and a file whose row did not commit is swept at the next start.
+ */
 export async function proposeChange(
   sql: Sql,
   principal: AgentPrincipal,
@@ -72,17 +104,32 @@ export async function proposeChange(
   config?: Config,
 ): Promise<PendingChangeRow> {
   const payload = payloadOf(write);
+  const file = write.file;
+  const dataDir = file ? dataDirOf(config) : null;
   return sql.begin(async (tx) => {
+    await lockProposalsOf(tx, principal.agentId);
+    await assertProposalRoom(tx, principal, proposalBytes(payload, write));
     const preview = await rehearse(tx, write, principal, config);
-    return insertPendingChange(tx, {
+    const id = randomUUID();
+    const change = await insertPendingChange(tx, {
+      id,
       agent_id: principal.agentId,
       entity_type: write.entity_type,
       action: write.action,
       entity_id: write.action === 'update' || write.action === 'delete' ? (write.entity_id ?? null) : null,
       space_id: spaceOf(preview.entity),
       payload,
+      file: file ? { name: file.name, type: file.type, size: file.size, sha256: file.sha256 } : null,
     });
+    if (file && dataDir) await keepPendingFile(dataDir, id, file);
+    return change;
   }) as Promise<PendingChangeRow>;
+}
+
+function dataDirOf(config: Config | undefined): string {
+  // Every path that carries a file passes the configuration; a caller that forgot it is a bug.
+  if (!config) throw new Error('a change with a file needs the configuration (its data directory)');
+  return config.dataDir;
 }
 
 /** An owner-tier agent's write: applied directly, recorded in the audit log in the same transaction. */
@@ -111,12 +158,13 @@ export type Approval =
   | { ok: true; change: PendingChangeRow; result: WriteResult }
   | { ok: false; statusCode: number; code: ErrorCode; message: string; change: PendingChangeRow | null };
 
-function writeOf(change: PendingChangeRow): EntityWrite {
+function writeOf(change: PendingChangeRow, config: Config | undefined): EntityWrite {
   return {
     entity_type: change.entity_type,
     action: change.action,
     entity_id: change.entity_id ?? undefined,
     payload: change.payload ?? undefined,
+    file: change.file ? pendingWriteFile(dataDirOf(config), change) : undefined,
   };
 }
 
@@ -159,11 +207,12 @@ export async function approveChange(
     entity_type: claimed.entity_type,
   };
   const proposal = { entity_action: claimed.action, agent_id: claimed.agent_id, space_id: claimed.space_id };
+  let approved: Approval;
   try {
-    return (await sql.begin(async (tx) => {
+    approved = (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
         throw hubError('NOT_PENDING', 'the change was claimed by another approval');
-      const result = await applyEntityWriteIn(tx, writeOf(claimed), { principal, config });
+      const result = await applyEntityWriteIn(tx, writeOf(claimed, config), { principal, config });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
         ...audited,
@@ -188,16 +237,19 @@ export async function approveChange(
     })) as PendingChangeRow | null;
     return { ok: false, ...failure, change };
   }
+  if (claimed.file) await removePendingFile(dataDirOf(config), id);
+  return approved;
 }
 
-/** Rejects a pending change with an optional reason, audited in the same transaction. */
+/** Rejects a pending change with an optional reason, audited in the same transaction; its file goes after. */
 export async function rejectChange(
   sql: Sql,
   id: string,
   principal: Principal,
   reason: string | null,
+  config: Pick<Config, 'dataDir'>,
 ): Promise<PendingChangeRow> {
-  return sql.begin(async (tx) => {
+  const rejected = (await sql.begin(async (tx) => {
     const actor = actorOf(principal);
     const change = await rejectPendingChange(tx, id, reason, actor);
     if (!change) {
@@ -215,7 +267,9 @@ export async function rejectChange(
       detail: { entity_action: change.action, agent_id: change.agent_id, reason },
     });
     return change;
-  }) as Promise<PendingChangeRow>;
+  })) as PendingChangeRow;
+  if (rejected.file) await removePendingFile(config.dataDir, id);
+  return rejected;
 }
 
 export interface DraftSummary {

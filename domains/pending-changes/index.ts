@@ -1,10 +1,13 @@
-// The owner's review of agents' proposed changes: list, read, approve (applies it) and reject.
+// The owner's review of agents' proposed changes: list (summaries), read, fetch a change's file, approve (applies
+// it) and reject. At start, files no undecided change owns are removed (files.ts).
 //
 // Routes it registers (access in brackets):
 //   GET    /api/pending-changes              [owner only]
 //   GET    /api/pending-changes/:id          [owner only]
+//   GET    /api/pending-changes/:id/file     [owner only]
 //   POST   /api/pending-changes/:id/approve  [owner only]
 //   POST   /api/pending-changes/:id/reject   [owner only]
+import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -12,6 +15,7 @@ import { HubError, hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
+import { pendingFilePath, sweepPendingFiles } from './files.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
   ApprovalFailure,
@@ -37,8 +41,20 @@ function approver(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** A file name safe inside a quoted Content-Disposition parameter, the full name in its UTF-8 form beside it. */
+function attachment(name: string): string {
+  const plain = name.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'upload';
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(name || 'upload')}`;
+}
+
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(PendingChange);
+  // Before the first request: nothing is being proposed yet. A failure is logged and the files wait for the next start.
+  app.addHook('onReady', async () => {
+    await sweepPendingFiles(app.sql, app.config.dataDir, app.log).catch((err: unknown) => {
+      app.log.error({ err }, 'pending uploads: sweeping DATA_DIR/pending-uploads failed');
+    });
+  });
 
   app.get(
     '/pending-changes',
@@ -79,6 +95,51 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       const change = await findPendingChange(app.sql, request.params.id);
       if (!change) throw hubError('PENDING_CHANGE_NOT_FOUND');
       return change;
+    },
+  );
+
+  app.get(
+    '/pending-changes/:id/file',
+    {
+      schema: {
+        tags,
+        summary: "A pending change's file (an agent's upload), as a download",
+        description:
+          'Always sent as application/octet-stream with Content-Disposition: attachment and nosniff, whatever ' +
+          'type the agent declared, so nothing an agent uploads is ever rendered by the browser as a page of the ' +
+          'hub. 404 PENDING_CHANGE_NOT_FOUND when the change does not exist or carries no file (any more: the file ' +
+          'goes once the change is applied or rejected).',
+        params: IdParams,
+        produces: ['application/octet-stream'],
+        response: {
+          200: Type.Unknown({ description: 'the bytes as the agent sent them' }),
+          ...errors(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const change = await findPendingChange(app.sql, request.params.id);
+      const open = change?.status === 'pending' || change?.status === 'applying';
+      if (!change?.file || !open) {
+        throw hubError('PENDING_CHANGE_NOT_FOUND', `${request.params.id} (with a file waiting for approval)`);
+      }
+      const stream = createReadStream(pendingFilePath(app.config.dataDir, change.id));
+      // Opened before the headers go out, so a file gone from disk is a 404, not a broken download.
+      await new Promise<void>((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+      }).catch(() => {
+        throw hubError('PENDING_FILE_MISSING', `the file of pending change ${change.id} is missing on disk`);
+      });
+      return reply
+        .type('application/octet-stream')
+        .header('content-length', change.file.size)
+        .header('content-disposition', attachment(change.file.name))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, no-store')
+        .header('repr-digest', `sha-256=:${Buffer.from(change.file.sha256, 'hex').toString('base64')}:`)
+        .send(stream);
     },
   );
 
@@ -135,7 +196,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      rejectChange(app.sql, request.params.id, approver(request), request.body.reason ?? null),
+      rejectChange(app.sql, request.params.id, approver(request), request.body.reason ?? null, app.config),
   );
 };
 

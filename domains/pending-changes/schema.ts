@@ -8,6 +8,21 @@ const EntityTypeSchema = Type.Enum([...changeTypes]);
 const ActionSchema = Type.Enum([...writeActions]);
 const StatusSchema = Type.Enum([...pendingStatuses]);
 
+export const PendingFile = Type.Object(
+  {
+    name: Type.String({ description: 'the file name the agent gave' }),
+    type: Type.String({
+      description: 'the media type the agent declared (checked against the bytes on approval)',
+    }),
+    size: Type.Integer({ minimum: 0, description: 'bytes' }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the bytes' }),
+  },
+  {
+    description:
+      'the file the change carries; its bytes are at GET /api/pending-changes/:id/file (owner only)',
+  },
+);
+
 export const PendingChange = Type.Object(
   {
     id: Uuid,
@@ -17,8 +32,15 @@ export const PendingChange = Type.Object(
     entity_id: Type.Union([Uuid, Type.Null()], { description: 'the target of an update or delete' }),
     space_id: Type.Union([Uuid, Type.Null()], { description: 'the space the change lands in' }),
     payload: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
-      description: 'the create, update or upsert body, as the REST route takes it',
+      description:
+        'the create, update or upsert body, as the REST route takes it (an upload: space_id, title)',
     }),
+    payload_truncated: Type.Boolean({
+      description:
+        'true in a list when the payload is over 4 KiB: long strings are cut to 500 characters and large objects ' +
+        'replaced by a note of their size. GET /api/pending-changes/:id has it whole.',
+    }),
+    file: Type.Union([PendingFile, Type.Null()]),
     status: StatusSchema,
     error: Type.Union([Type.String(), Type.Null()], { description: 'why the last approval failed' }),
     result_entity_id: Type.Union([Uuid, Type.Null()]),

@@ -10,6 +10,7 @@ import type { Db } from '../../plugins/db.ts';
 import { assistantSetting } from '../assistant/setting.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { healthRetentionSetting } from '../health/setting.ts';
+import { pendingQuotaSetting } from '../pending-changes/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
 import { voiceSetting } from '../voice/setting.ts';
@@ -24,6 +25,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   weatherSetting,
   dashboardSetting,
   assistantSetting,
+  pendingQuotaSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
@@ -97,7 +99,9 @@ export async function writeSetting<Schema extends TSchema>(
   definition: SettingDefinition<Schema>,
   value: unknown,
 ): Promise<SettingRow> {
-  return putSetting(sql, definition.key, checkSetting(definition, value));
+  const checked = checkSetting(definition, value);
+  await definition.validate?.(sql, checked);
+  return putSetting(sql, definition.key, checked);
 }
 
 /** Back to the default: the stored value is removed. */

@@ -1,5 +1,6 @@
 // What an audio upload is, by its bytes (never its name or declared type), and how long it lasts where the format's
-// header says so (WAV: data size over byte rate; FLAC: STREAMINFO's total samples over sample rate).
+// header says so (WAV: data size over byte rate; FLAC: STREAMINFO's total samples over sample rate). Both read only
+// the file's first bytes (its head) and its size, so the audio itself is never held in memory.
 
 export interface AudioType {
   contentType: string;
@@ -23,7 +24,7 @@ export function sniffAudio(bytes: Buffer): AudioType | null {
   return null;
 }
 
-function wavDuration(bytes: Buffer): number | null {
+function wavDuration(bytes: Buffer, totalSize: number): number | null {
   let offset = 12;
   let byteRate: number | null = null;
   while (offset + 8 <= bytes.length) {
@@ -32,8 +33,8 @@ function wavDuration(bytes: Buffer): number | null {
     if (id === 'fmt ' && offset + 20 <= bytes.length) byteRate = bytes.readUInt32LE(offset + 16);
     if (id === 'data') {
       if (!byteRate) return null;
-      // A streamed WAV may say 0 or 0xFFFFFFFF: then the bytes present are the data.
-      const dataSize = size === 0 || size === 0xffffffff ? bytes.length - offset - 8 : size;
+      // A streamed WAV may say 0 or 0xFFFFFFFF: then the rest of the file is the data.
+      const dataSize = size === 0 || size === 0xffffffff ? totalSize - offset - 8 : size;
       return dataSize / byteRate;
     }
     offset += 8 + size + (size % 2);
@@ -51,13 +52,16 @@ function flacDuration(bytes: Buffer): number | null {
   return totalSamples / sampleRate;
 }
 
-/** Seconds of audio per the header, rounded to milliseconds, or null where the format carries none here. */
-export function headerDuration(bytes: Buffer, type: AudioType): number | null {
+/**
+ * Seconds of audio per the header, rounded to milliseconds, or null where the format carries none here. `head` is the
+ * file's start, `totalSize` its whole size.
+ */
+export function headerDuration(head: Buffer, totalSize: number, type: AudioType): number | null {
   const seconds =
     type.contentType === 'audio/wav'
-      ? wavDuration(bytes)
+      ? wavDuration(head, totalSize)
       : type.contentType === 'audio/flac'
-        ? flacDuration(bytes)
+        ? flacDuration(head)
         : null;
   return seconds === null || !Number.isFinite(seconds) ? null : Math.round(seconds * 1000) / 1000;
 }

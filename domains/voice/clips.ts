@@ -1,7 +1,7 @@
 // Retained clips on disk: under VOICE_CLIPS_DIR (mode 0700), each file mode 0600 (personal data), named by its row's
 // id. A clip is written before its row and removed if the row cannot be stored, so neither outlives the other.
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Sql } from '../../plugins/db.ts';
 import type { AudioType } from './audio.ts';
@@ -23,7 +23,9 @@ export async function retainClip(
   sql: Sql,
   dir: string,
   clip: {
-    audio: Buffer;
+    /** The received audio file: moved (or, on another file system, copied) into the folder. */
+    file: string;
+    size: number;
     type: AudioType;
     transcript: string;
     language: string | null;
@@ -34,14 +36,17 @@ export async function retainClip(
   const id = randomUUID();
   const fileName = `${id}.${clip.type.extension}`;
   const file = clipPath(await clipsDir(dir), fileName);
-  await writeFile(file, clip.audio, { mode: 0o600, flag: 'wx' });
+  await rename(clip.file, file).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV') throw error;
+    await copyFile(clip.file, file);
+  });
   await chmod(file, 0o600);
   try {
     return await insertClip(sql, {
       id,
       file_name: fileName,
       content_type: clip.type.contentType,
-      size_bytes: clip.audio.length,
+      size_bytes: clip.size,
       duration_s: clip.duration_s,
       language: clip.language,
       transcript: clip.transcript,

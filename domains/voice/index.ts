@@ -11,6 +11,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
+import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
 import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/schemas.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
@@ -50,45 +51,58 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       if (!request.isMultipart())
         throw hubError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data with a file');
-      let audio: Buffer | null = null;
+      let audio: ReceivedFile | null = null;
       let language: string | null = null;
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the audio field is named "file"');
-          audio = await part.toBuffer();
-        } else if (part.fieldname === 'language') {
-          const value = String(part.value).trim();
-          if (value && !languagePattern.test(value)) {
-            throw hubError('BAD_REQUEST', 'language must be a language code such as en or pt-BR');
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the audio field is named "file"');
+            // Streamed to disk as it arrives: the audio is never held whole in memory.
+            audio = await receiveFile(part.file, {
+              dataDir: config.dataDir,
+              maxBytes: config.voiceMaxBytes,
+              limitName: 'VOICE_MAX_BYTES',
+              name: part.filename,
+              type: part.mimetype,
+            });
+          } else if (part.fieldname === 'language') {
+            const value = String(part.value).trim();
+            if (value && !languagePattern.test(value)) {
+              throw hubError('BAD_REQUEST', 'language must be a language code such as en or pt-BR');
+            }
+            language = value || null;
+          } else {
+            throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (file, language)`);
           }
-          language = value || null;
-        } else {
-          throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (file, language)`);
         }
+        if (!audio || audio.size === 0) throw hubError('BAD_REQUEST', 'file is required');
+        const type = sniffAudio(audio.head);
+        if (!type) {
+          throw hubError(
+            'AUDIO_UNSUPPORTED',
+            'the file is not WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC audio',
+          );
+        }
+        if (!config.stt) throw hubError('STT_NOT_CONFIGURED');
+        const result = await transcribe(config.stt, { file: audio.path, type, language });
+        const duration = result.duration_s ?? headerDuration(audio.head, audio.size, type);
+        const settings = await readSetting(app.sql, voiceSetting);
+        const answer = { text: result.text, language: result.language, duration_s: duration };
+        if (!settings.retain_clips) return answer;
+        const clip = await retainClip(app.sql, config.voiceClipsDir, {
+          file: audio.path,
+          size: audio.size,
+          type,
+          transcript: result.text,
+          language: result.language,
+          duration_s: duration,
+          provider: config.stt.provider,
+        });
+        return { ...answer, clip_id: clip.id };
+      } finally {
+        // Kept as a clip (moved) or not wanted: nothing stays where it was received.
+        await discardFile(audio);
       }
-      if (!audio || audio.length === 0) throw hubError('BAD_REQUEST', 'file is required');
-      const type = sniffAudio(audio);
-      if (!type) {
-        throw hubError(
-          'AUDIO_UNSUPPORTED',
-          'the file is not WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC audio',
-        );
-      }
-      if (!config.stt) throw hubError('STT_NOT_CONFIGURED');
-      const result = await transcribe(config.stt, { audio, type, language });
-      const duration = result.duration_s ?? headerDuration(audio, type);
-      const settings = await readSetting(app.sql, voiceSetting);
-      const answer = { text: result.text, language: result.language, duration_s: duration };
-      if (!settings.retain_clips) return answer;
-      const clip = await retainClip(app.sql, config.voiceClipsDir, {
-        audio,
-        type,
-        transcript: result.text,
-        language: result.language,
-        duration_s: duration,
-        provider: config.stt.provider,
-      });
-      return { ...answer, clip_id: clip.id };
     },
   );
 

@@ -4,7 +4,9 @@
 // - whispercpp: whisper.cpp's server: POST {STT_URL}/inference, multipart file + response_format=json → { text }, the
 //   text starting with a space and one line per segment.
 // - command: STT_COMMAND with the audio file's path appended (no shell, allow-listed environment); stdout is the text.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// The audio is read from its file as it is sent (a file-backed Blob, a copy for the program), never held in memory.
+import { openAsBlob } from 'node:fs';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { SttConfig } from '../../config.ts';
@@ -20,7 +22,8 @@ export interface SttResult {
 }
 
 export interface SttInput {
-  audio: Buffer;
+  /** The audio file (an upload received to disk). */
+  file: string;
   type: AudioType;
   language: string | null;
 }
@@ -84,8 +87,8 @@ async function postForm(
   }
 }
 
-function audioBlob(input: SttInput): Blob {
-  return new Blob([new Uint8Array(input.audio)], { type: input.type.contentType });
+function audioBlob(input: SttInput): Promise<Blob> {
+  return openAsBlob(input.file, { type: input.type.contentType });
 }
 
 function numberOrNull(value: unknown): number | null {
@@ -97,7 +100,7 @@ async function openai(
   input: SttInput,
 ): Promise<SttResult> {
   const form = new FormData();
-  form.set('file', audioBlob(input), `audio.${input.type.extension}`);
+  form.set('file', await audioBlob(input), `audio.${input.type.extension}`);
   form.set('model', config.model);
   form.set('response_format', 'json');
   if (input.language) form.set('language', input.language);
@@ -116,7 +119,7 @@ async function whispercpp(
   input: SttInput,
 ): Promise<SttResult> {
   const form = new FormData();
-  form.set('file', audioBlob(input), `audio.${input.type.extension}`);
+  form.set('file', await audioBlob(input), `audio.${input.type.extension}`);
   form.set('response_format', 'json');
   form.set('temperature', '0.0');
   if (input.language) form.set('language', input.language);
@@ -133,7 +136,7 @@ async function command(
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-stt-'));
   try {
     const file = path.join(dir, `audio.${input.type.extension}`);
-    await writeFile(file, input.audio, { mode: 0o600 });
+    await copyFile(input.file, file);
     const result = await runCommand([...splitCommand(config.command), file], {
       timeoutMs: config.timeoutMs,
       maxOutputBytes: maxTranscriptBytes,

@@ -1,6 +1,7 @@
 // Actions, assistant settings and AI usage.
 import t from 'tap';
 import { createAgent, testApp } from '../helpers/app.ts';
+import { svg, uploadSet, zip } from '../icons/helpers.ts';
 
 t.test(
   'actions: the owner runs at once; an agent proposes; approval enqueues exactly once; rejection is audited',
@@ -115,10 +116,13 @@ t.test('assistant settings are typed, with defaults; agents must exist', async (
     infra_agent_id: null,
   });
   const base = defaults.json();
+  await ta.asOwner(uploadSet('homelab', await zip([{ name: 'proxmox.svg', bytes: svg() }])));
   for (const [avatar, ok] of [
     ['🤖', true],
     ['brand:homeassistant', true],
     ['set:homelab:proxmox', true],
+    ['set:homelab:missing', false],
+    ['brand:no-such-brand', false],
     ['robot', false],
     ['<script>', false],
   ] as const) {

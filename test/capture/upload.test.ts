@@ -1,31 +1,11 @@
 // POST /api/capture/upload: multipart with space_id and one file; the space is checked before anything is stored,
 // the type against the content, the size against UPLOAD_MAX_BYTES; the file is a searchable document at once.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import t from 'tap';
 import { createAgent, createSpace, type TestApp, testApp } from '../helpers/app.ts';
+import { multipart, type Part } from '../helpers/multipart.ts';
 import { articleHtml, makePdf, prose } from './fixtures.ts';
-
-interface Part {
-  name: string;
-  value: string | Buffer;
-  filename?: string;
-  type?: string;
-}
-
-function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = '----ops-hub-test-boundary';
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const head = [`--${boundary}`, `Content-Disposition: ${disposition}`];
-    if (part.type) head.push(`Content-Type: ${part.type}`);
-    chunks.push(Buffer.from(`${head.join('\r\n')}\r\n\r\n`), Buffer.from(part.value), Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    payload: Buffer.concat(chunks),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
 
 function upload(ta: TestApp, parts: Part[], token?: string) {
   const request = { method: 'POST' as const, url: '/api/capture/upload', ...multipart(parts) };
@@ -218,6 +198,7 @@ t.test('a file over UPLOAD_MAX_BYTES is refused with 413 and nothing is stored',
   ]);
   t.equal(two.statusCode, 413, 'one file per upload');
   t.equal(await docCount(ta), 1);
+  t.same(await readdir(path.join(ta.dataDir, 'incoming')), [], 'no partial file is left on disk');
 });
 
 t.test('agents upload into the spaces in their scope', async (t) => {

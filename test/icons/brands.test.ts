@@ -3,18 +3,27 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import t from 'tap';
-import { assertIconRef, iconRefProblem } from '../../domains/icons/index.ts';
+import { assertIconRef, iconRefProblem } from '../../domains/icons/icon-ref.ts';
 import { renderStats, tileColour } from '../../domains/icons/render.ts';
 import { testApp } from '../helpers/app.ts';
 import { png, pngSize, svg, uploadSet, zip } from './helpers.ts';
 
 t.test('brand icons render locally at the size asked, and a cache hit renders nothing', async (t) => {
   const ta = await testApp(t);
-  for (const size of [16, 64, 200, 512]) {
+  for (const [size, rendered] of [
+    [16, 16],
+    [64, 64],
+    [200, 256],
+    [512, 512],
+  ]) {
     const response = await ta.anon({ method: 'GET', url: `/api/icons/github.png?size=${size}` });
     t.equal(response.statusCode, 200);
     t.equal(response.headers['content-type'], 'image/png');
-    t.same(pngSize(response.rawPayload), { width: size, height: size }, `${size}×${size}`);
+    t.same(
+      pngSize(response.rawPayload),
+      { width: rendered, height: rendered },
+      `${size}: ${rendered}×${rendered}`,
+    );
   }
   const standard = await ta.anon({ method: 'GET', url: '/api/icons/github.png' });
   t.same(pngSize(standard.rawPayload), { width: 64, height: 64 }, 'default size 64');
@@ -64,7 +73,7 @@ t.test('unknown names: 404, or a generated tile with ?fallback=1', async (t) => 
   const ta = await testApp(t);
   const missing = await ta.anon({ method: 'GET', url: '/api/icons/no-such-brand-xyz.png' });
   t.equal(missing.statusCode, 404);
-  t.equal(missing.json().code, 'ICON_NOT_FOUND');
+  t.equal(missing.json().code, 'ICON_UNKNOWN');
   t.equal(
     (await ta.anon({ method: 'GET', url: '/api/icons/No%20Such.png?fallback=1' })).statusCode,
     404,
@@ -98,8 +107,8 @@ t.test('set icons come before brands; ?set= picks the set; search and iconRefs s
   );
   const github = await ta.anon({ method: 'GET', url: '/api/icons/github.png' });
   t.ok(github.rawPayload.equals(own), 'the set icon, as uploaded');
-  const router = await ta.anon({ method: 'GET', url: '/api/icons/router.png?size=100' });
-  t.same(pngSize(router.rawPayload), { width: 100, height: 100 }, 'a set SVG rendered at the size asked');
+  const router = await ta.anon({ method: 'GET', url: '/api/icons/router.png?size=96' });
+  t.same(pngSize(router.rawPayload), { width: 96, height: 96 }, 'a set SVG rendered at the size asked');
   const picked = await ta.anon({ method: 'GET', url: '/api/icons/github.png?set=other' });
   t.notOk(picked.rawPayload.equals(own), 'not in that set: the brand');
   t.equal(
@@ -130,14 +139,19 @@ t.test('set icons come before brands; ?set= picks the set; search and iconRefs s
   t.equal(await iconRefProblem(ta.sql, 'brand:github'), null);
   t.equal(await iconRefProblem(ta.sql, 'set:mine:router'), null);
   t.equal(await iconRefProblem(ta.sql, null), null);
-  t.match(await iconRefProblem(ta.sql, 'brand:not-a-brand'), /no brand icon/);
-  t.match(await iconRefProblem(ta.sql, 'set:mine:nope'), /has no icon "nope"/);
-  t.match(await iconRefProblem(ta.sql, 'set:other:router'), /icon set "other"/);
-  t.match(await iconRefProblem(ta.sql, 'github'), /not an iconRef/);
+  t.match(await iconRefProblem(ta.sql, 'brand:not-a-brand'), { kind: 'missing', message: /no brand icon/ });
+  t.match(await iconRefProblem(ta.sql, 'set:mine:nope'), { kind: 'missing', message: /has no icon "nope"/ });
+  t.match(await iconRefProblem(ta.sql, 'set:other:router'), { message: /icon set "other"/ });
+  t.match(await iconRefProblem(ta.sql, 'github'), { kind: 'malformed', message: /not an iconRef/ });
   await t.rejects(assertIconRef(ta.sql, 'brand:nope', 'icon'), {
+    code: 'ICON_NOT_FOUND',
+    statusCode: 400,
+    message: /^icon: brand:nope names no brand icon/,
+  });
+  await t.rejects(assertIconRef(ta.sql, 'github', 'avatar'), {
     code: 'ICON_REF_INVALID',
     statusCode: 400,
-    message: /^icon: /,
+    message: /^avatar: /,
   });
 });
 

@@ -94,7 +94,7 @@ t.test('a zip with svg, png and jpg: the jpg is rejected, the others stored and 
   ]) {
     const missing = await ta.anon({ method: 'GET', url: `/api/icon-sets/homelab/${name}` });
     t.equal(missing.statusCode, 404, `${name} does not exist`);
-    t.equal(missing.json().code, 'ICON_NOT_FOUND');
+    t.equal(missing.json().code, 'ICON_UNKNOWN');
   }
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/nope' })).statusCode, 404);
   t.equal((await ta.anon({ method: 'GET', url: '/api/icon-sets/NOPE!' })).json().code, 'ICON_SET_NOT_FOUND');

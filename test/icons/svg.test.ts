@@ -3,7 +3,7 @@
 import t from 'tap';
 import { cssLoads, sanitiseSvg } from '../../domains/icons/svg.ts';
 import { testApp } from '../helpers/app.ts';
-import { uploadSet, zip } from './helpers.ts';
+import { multipart, uploadSet, zip } from './helpers.ts';
 
 const attacks: { name: string; svg: string; gone: RegExp[] }[] = [
   {
@@ -40,6 +40,25 @@ const attacks: { name: string; svg: string; gone: RegExp[] }[] = [
     gone: [/DOCTYPE/i, /ENTITY/i, /SYSTEM/, /file:/],
   },
   {
+    // Used, not only declared: an external entity (XXE), a parameter entity, nested expansions (billion laughs),
+    // an undefined one. Each reference is removed and the rest of the icon kept.
+    name: 'entity-references',
+    svg: '<path d="M0 0h9v9z"/><text x="1" y="9">A&xxe;&lol2;&undefined;&remote;B</text>',
+    gone: [
+      /DOCTYPE/i,
+      /ENTITY/i,
+      /passwd|root:/,
+      /lol/,
+      /evil\.example/,
+      /&(?!amp;|lt;|gt;|quot;|apos;)\w+;/,
+    ],
+  },
+  {
+    name: 'prefixed-elements',
+    svg: '<s:path xmlns:s="http://www.w3.org/2000/svg" d="M0 0h9v9z"/><s:script xmlns:s="http://www.w3.org/2000/svg">alert(1)</s:script>',
+    gone: [/script/i, /alert/, /\bs:/],
+  },
+  {
     name: 'style-imports',
     svg:
       '<style>@import url(https://evil.example/a.css); path { fill: red }</style>' +
@@ -54,11 +73,15 @@ const attacks: { name: string; svg: string; gone: RegExp[] }[] = [
   },
 ];
 
+const doctypes: Record<string, string> = {
+  'doctype-entities': '<!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY lol "lollollol">]>\n',
+  'entity-references':
+    '<!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY % remote SYSTEM "https://evil.example/x.dtd">' +
+    '<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;"><!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;"> %remote; ]>\n',
+};
+
 function document(attack: { name: string; svg: string }): string {
-  const doctype =
-    attack.name === 'doctype-entities'
-      ? '<!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY lol "lollollol">]>\n'
-      : '';
+  const doctype = doctypes[attack.name] ?? '';
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n${doctype}` +
     `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 24 24" onload="alert(0)">${attack.svg}</svg>`
@@ -73,6 +96,7 @@ t.test('every attack in the corpus is gone from the stored copy, which still dra
   const response = await ta.asOwner(uploadSet('corpus', archive));
   t.equal(response.statusCode, 201, response.body);
   t.same(response.json().rejected, [], 'stored clean, not refused');
+  t.equal(response.json().set.icon_count, attacks.length, "every one counted among the set's icons");
   for (const attack of attacks) {
     const stored = await ta.anon({ method: 'GET', url: `/api/icon-sets/corpus/${attack.name}.svg` });
     t.equal(stored.statusCode, 200, attack.name);
@@ -97,15 +121,57 @@ t.test('every attack in the corpus is gone from the stored copy, which still dra
   t.match(style, /style="stroke: blue"/, 'harmless style stays');
   const external = (await ta.anon({ method: 'GET', url: '/api/icon-sets/corpus/external-href.svg' })).body;
   t.match(external, /<use href="#local"\/>/, 'a #fragment reference stays');
+  const entities = (await ta.anon({ method: 'GET', url: '/api/icon-sets/corpus/entity-references.svg' }))
+    .body;
+  t.match(entities, /<text x="1" y="9">AB<\/text>/, 'the text around the removed references stays');
+
+  // One icon at a time too: an attack is stored clean, with 201.
+  const entityAttack = attacks.find((attack) => attack.name === 'entity-references') ?? attacks[0];
+  const single = await ta.asOwner({
+    method: 'POST',
+    url: '/api/icon-sets/corpus/icons',
+    ...multipart([{ name: 'file', filename: 'xxe.svg', bytes: Buffer.from(document(entityAttack)) }]),
+  });
+  t.equal(single.statusCode, 201, single.body);
 });
 
-t.test('refused: an entity the document uses, nothing drawable left, not SVG', async (t) => {
+t.test('entities an illustration program writes are resolved, once, as plain text', async (t) => {
+  const illustrator =
+    '<?xml version="1.0" encoding="utf-8"?>\n<!-- Generator: Adobe Illustrator -->\n' +
+    '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd" [\n' +
+    '\t<!ENTITY ns_svg "http://www.w3.org/2000/svg">\n\t<!ENTITY ns_xlink "http://www.w3.org/1999/xlink">\n' +
+    '\t<!ENTITY label "it\'s <b>"><!ENTITY name "it\'s">\n]>\n' +
+    '<svg version="1.1" xmlns="&ns_svg;" xmlns:xlink="&ns_xlink;" viewBox="0 0 24 24"><path d="M0 0h9v9z"/>' +
+    '<text>&name;&label;</text></svg>';
+  const result = await sanitiseSvg(Buffer.from(illustrator));
+  t.ok(result.ok);
+  if (result.ok) {
+    t.match(result.bytes.toString(), /^<svg version="1.1" xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    t.match(
+      result.bytes.toString(),
+      /<text>it's<\/text>/,
+      'plain text resolved; text holding markup removed',
+    );
+  }
+  const huge = `<!DOCTYPE svg [<!ENTITY big "${'x'.repeat(10_000)}">]><svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0h1v1z"/><text>${'&big;'.repeat(200)}</text></svg>`;
+  t.match(await sanitiseSvg(Buffer.from(huge)), { ok: false, reason: /expand to over 1 MB/ });
+});
+
+t.test('refused: nothing drawable left, not SVG', async (t) => {
   const used = await sanitiseSvg(
     Buffer.from(
       '<!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg"><text>&xxe;</text></svg>',
     ),
   );
-  t.match(used, { ok: false, reason: /not well-formed XML.*entity/ }, 'entities are never expanded');
+  t.match(
+    used,
+    { ok: false, reason: /nothing drawable/ },
+    'an external entity is never read: its text is empty',
+  );
+  const externalUse = await sanitiseSvg(
+    Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><use href="https://evil.example/a.svg#x"/></svg>'),
+  );
+  t.match(externalUse, { ok: false, reason: /nothing drawable/ }, 'a <use> of nothing draws nothing');
   const onlyScript = await sanitiseSvg(
     Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
   );

@@ -8,6 +8,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { createAgent, ownerToken } from '../helpers/app.ts';
+import { multipart } from '../helpers/multipart.ts';
 import { repoRoot } from '../helpers/process.ts';
 import { svg, zip } from '../icons/helpers.ts';
 import { listeningHub, openBrowser, screenshot } from './browser.ts';
@@ -228,6 +229,33 @@ t.test("an agent's proposal is approved in place", async (t) => {
   const pages = await hub.sql`select title from pages where title = 'Proposed runbook'`;
   t.equal(pages.length, 1, 'the approved page exists');
   await page.getByRole('cell', { name: 'approve' }).first().waitFor();
+});
+
+t.test("an agent's upload waits as a file the owner can download", async (t) => {
+  const agent = await createAgent(hub, { name: 'filer', tier: 'suggest' });
+  const [space] = (await hub.asOwner({ method: 'GET', url: '/api/spaces' })).json().items;
+  const text = 'Warranty card for the NAS, valid until 2031.';
+  const proposed = await hub.asAgent(agent.token, {
+    method: 'POST',
+    url: '/api/capture/upload',
+    ...multipart([
+      { name: 'space_id', value: space.id },
+      { name: 'file', filename: 'warranty.txt', type: 'text/plain', value: text },
+    ]),
+  });
+  t.equal(proposed.statusCode, 202);
+  await page.reload();
+  const card = page.getByRole('article', { name: /create upload: warranty\.txt/ });
+  await card.waitFor();
+  const link = card.getByRole('link', { name: 'warranty.txt' });
+  const href = await link.getAttribute('href');
+  t.equal(href, `/api/pending-changes/${proposed.json().pending_change_id}/file`);
+  const download = await page.request.get(`${hub.origin}${href}`);
+  t.equal(download.status(), 200);
+  t.equal(await download.text(), text, 'the owner’s session downloads the bytes');
+  t.match(download.headers()['content-disposition'], /^attachment/);
+  await card.getByRole('button', { name: 'Reject' }).click();
+  await card.getByText('rejected').waitFor();
 });
 
 t.test('the assistant streams its answer; its draft is approved in place', async (t) => {

@@ -8,8 +8,14 @@ import { Icon } from './Icon.tsx';
 
 function summary(change: PendingChange): string {
   const payload = (change.payload ?? {}) as Record<string, unknown>;
-  const name = payload.title ?? payload.name ?? payload.url ?? change.entity_id ?? '';
+  const name = payload.title ?? payload.name ?? payload.url ?? change.file?.name ?? change.entity_id ?? '';
   return `${change.action} ${change.entity_type}${name ? `: ${String(name)}` : ''}`;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 export function DraftCard({
@@ -53,6 +59,17 @@ export function DraftCard({
       </header>
       {body && <pre class="draft-body">{body.length > 400 ? `${body.slice(0, 400)}…` : body}</pre>}
       {!body && payload && <pre class="draft-body">{JSON.stringify(payload, null, 2)}</pre>}
+      {change.file && (
+        <p class="small">
+          {/* A plain download: the hub sends it as an attachment, never as a page. */}
+          <a href={`/api/pending-changes/${change.id}/file`} download={change.file.name}>
+            {change.file.name}
+          </a>{' '}
+          <span class="muted">
+            {change.file.type} · {size(change.file.size)}
+          </span>
+        </p>
+      )}
       <footer>
         {status.value === 'pending' ? (
           <>
