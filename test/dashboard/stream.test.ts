@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import t, { type Test } from 'tap';
 import { createAgent, ownerToken, testApp } from '../helpers/app.ts';
+import { addRouter, recordSpeedTest, recordUsage } from './seed.ts';
 
 interface Event {
   event: string;
@@ -110,21 +111,9 @@ t.test(
   'speed test, service health and AI usage cards: their data at the start, changes pushed as written',
   async (t) => {
     const ta = await testApp(t);
-    await ta.sql`
-    insert into speedtest_results (trigger, status, measured_at, download_mbps, upload_mbps, ping_ms)
-    values ('schedule', 'ok', now() - interval '1 hour', 412.5, 38.2, 9.1)`;
-    const service = await ta.asOwner({
-      method: 'POST',
-      url: '/api/health/services',
-      payload: { name: 'Router', category: 'Network', kind: 'tcp', host: '127.0.0.1', port: 9 },
-    });
-    t.equal(service.statusCode, 201);
-    const used = await ta.asOwner({
-      method: 'POST',
-      url: '/api/ai-usage/records',
-      payload: { source: 'assistant', model: 'claude-sonnet', input_tokens: 1200, output_tokens: 300 },
-    });
-    t.equal(used.statusCode, 201);
+    await recordSpeedTest(ta, { download: 412.5, upload: 38.2, ping: 9.1, hoursAgo: 1 });
+    const serviceId = await addRouter(ta);
+    await recordUsage(ta, { input: 1200, output: 300 });
 
     await ta.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = ta.app.server.address() as AddressInfo;
@@ -158,9 +147,7 @@ t.test(
       ]);
 
     let mark = stream.seen.length;
-    await worker`
-    insert into speedtest_results (trigger, status, measured_at, download_mbps, upload_mbps, ping_ms)
-    values ('manual', 'ok', now(), 98.4, 20.1, 14.0)`;
+    await recordSpeedTest({ sql: worker }, { download: 98.4, upload: 20.1, ping: 14 });
     const measured = await soon(card('speedtest', mark), 'the new speed test');
     t.match(measured.data.data, {
       items: [{ download_mbps: 98.4 }, { download_mbps: 412.5 }],
@@ -170,16 +157,12 @@ t.test(
     mark = stream.seen.length;
     await worker`
     update monitored_services set state = 'up', latency_ms = 3, checked_at = now(), since = now()
-    where id = ${service.json().id}`;
+    where id = ${serviceId}`;
     const checked = await soon(card('health', mark), 'the health check');
     t.match(checked.data.data, { groups: [{ healthy: 1, services: [{ state: 'up', latency_ms: 3 }] }] });
 
     mark = stream.seen.length;
-    await ta.asOwner({
-      method: 'POST',
-      url: '/api/ai-usage/records',
-      payload: { source: 'assistant', model: 'claude-sonnet', input_tokens: 800, output_tokens: 100 },
-    });
+    await recordUsage(ta, { input: 800, output: 100 });
     const reported = await soon(card('ai-usage', mark), 'the usage record');
     t.match(reported.data.data, { today: { input_tokens: 2000, output_tokens: 400, requests: 2 } });
   },

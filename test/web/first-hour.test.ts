@@ -5,36 +5,16 @@
 // runs the whole length of a long screen. Any console error or failed request fails it.
 
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import t from 'tap';
 import { fakeOpenMeteo, fakeProxmox, pveToken } from '../dashboard/fakes.ts';
+import { addRouter, recordSpeedTest, recordUsage } from '../dashboard/seed.ts';
+import { captureSite, greenhouse, greenhouseLog, released } from '../domains/capture/site.ts';
 import { createAgent, createSpace, ownerToken } from '../helpers/app.ts';
-import { startUpstream } from '../helpers/upstream.ts';
-import { artifacts, listeningHub, openBrowser, screenshot } from './browser.ts';
+import { artifacts, checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
 const weather = await fakeOpenMeteo(t);
 const pve = await fakeProxmox(t);
-// A web site on loopback: an article, and a page that is missing until it is back.
-let logCalls = 0;
-const site = await startUpstream(t, (request, response) => {
-  if (request.url === '/greenhouse') {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(
-      '<html><head><title>Watering the greenhouse</title></head><body><article><h1>Watering the greenhouse</h1>' +
-        '<p>Drip lines run at dawn for twenty minutes; the tomatoes get a second round in July.</p>' +
-        '<p>The rain barrel feeds the pump, so the mains stay closed all summer long.</p></article></body></html>',
-    );
-    return;
-  }
-  logCalls++;
-  if (logCalls === 1) {
-    response.writeHead(404, { 'content-type': 'text/plain' });
-    response.end('not here');
-    return;
-  }
-  response.writeHead(200, { 'content-type': 'text/markdown' });
-  response.end('# Greenhouse log\n\nThe vents opened at 24 degrees all week.');
-});
+const site = await captureSite(t);
 // WEATHER_LATITUDE is not set: the weather card's own place is enough.
 const hub = await listeningHub(t, {
   worker: true,
@@ -47,21 +27,8 @@ const hub = await listeningHub(t, {
 });
 const { page, problems } = await openBrowser(t);
 
-async function accessible(name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  t.same(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `${name}: no serious or critical accessibility violation`,
-  );
-}
-
-async function visit(path: string, heading: string): Promise<void> {
-  await page.getByRole('link', { name: heading, exact: true }).click();
-  await page.waitForURL(`${hub.origin}${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+const accessible = (name: string) => checkAccessible(t, page, name);
+const visit = (path: string, heading: string) => visitScreen(page, hub.origin, path, heading);
 
 async function search(query: string) {
   await page.keyboard.press('Control+k');
@@ -72,22 +39,12 @@ async function search(query: string) {
 
 // What the hub has before the owner first looks: a speed test the worker ran, a service a check found up, a model
 // use, a backup run, and a layout with every card type (the clock and the weather with their own config).
-await hub.sql`
-  insert into speedtest_results (trigger, status, measured_at, download_mbps, upload_mbps, ping_ms)
-  values ('schedule', 'ok', now() - interval '2 hours', 412.5, 38.2, 9.1)`;
-const service = await hub.asOwner({
-  method: 'POST',
-  url: '/api/health/services',
-  payload: { name: 'Router', category: 'Network', kind: 'tcp', host: '127.0.0.1', port: 9 },
-});
+await recordSpeedTest(hub, { download: 412.5, upload: 38.2, ping: 9.1, hoursAgo: 2 });
+const routerId = await addRouter(hub);
 await hub.sql`
   update monitored_services set state = 'up', latency_ms = 4, checked_at = now(), since = now()
-  where id = ${service.json().id}`;
-await hub.asOwner({
-  method: 'POST',
-  url: '/api/ai-usage/records',
-  payload: { source: 'assistant', model: 'claude-sonnet', input_tokens: 1200, output_tokens: 300 },
-});
+  where id = ${routerId}`;
+await recordUsage(hub, { input: 1200, output: 300 });
 await hub.asOwner({
   method: 'POST',
   url: '/api/backups',
@@ -165,21 +122,15 @@ t.test('a new owner signs in; every card shows the data the hub has, and updates
   await accessible('dashboard');
 
   // The worker records a new speed test and a model is used: the cards change without a reload.
-  await hub.sql`
-    insert into speedtest_results (trigger, status, measured_at, download_mbps, upload_mbps, ping_ms)
-    values ('manual', 'ok', now(), 98.4, 20.1, 14.0)`;
+  await recordSpeedTest(hub, { download: 98.4, upload: 20.1, ping: 14 });
   await region('Speed test').getByText('98.4 Mbps').waitFor();
-  await hub.asOwner({
-    method: 'POST',
-    url: '/api/ai-usage/records',
-    payload: { source: 'assistant', model: 'claude-sonnet', input_tokens: 2000, output_tokens: 500 },
-  });
+  await recordUsage(hub, { input: 2000, output: 500 });
   await region('AI usage').locator('.figures dd', { hasText: /^4K$/ }).first().waitFor();
 });
 
 t.test('a captured page is read from the inbox, from Knowledge and from search', async (t) => {
   await visit('/capture', 'Capture');
-  await page.getByLabel('URL').fill(`${site.url}/greenhouse`);
+  await page.getByLabel('URL').fill(`${site.url}${greenhouse.path}`);
   await page.getByRole('button', { name: 'Capture', exact: true }).click();
   const inbox = page.getByRole('table');
   const captured = inbox.getByRole('link', { name: 'Watering the greenhouse' });
@@ -187,13 +138,16 @@ t.test('a captured page is read from the inbox, from Knowledge and from search',
   t.match(await inbox.textContent(), /completed/);
 
   // A page that is missing fails; once it is back, Retry fetches it.
-  await page.getByLabel('URL').fill(`${site.url}/log`);
+  await page.getByLabel('URL').fill(`${site.url}${greenhouseLog.path}`);
   await page.getByRole('button', { name: 'Capture', exact: true }).click();
-  const retry = page.getByRole('button', { name: `Retry ${site.url}/log` });
+  const retry = page.getByRole('button', { name: `Retry ${site.url}${greenhouseLog.path}` });
   await retry.waitFor({ timeout: 20_000 });
   t.match(await inbox.textContent(), /failed.*404|404.*failed/s, 'the failure and its error are shown');
   await screenshot(page, 'first-hour-capture-inbox');
   await accessible('capture inbox');
+  const [failedJob] = await hub.sql<{ job_id: string }[]>`
+    select job_id::text from captures where url = ${`${site.url}${greenhouseLog.path}`}`;
+  await released(hub.sql, failedJob.job_id);
   await retry.click();
   await inbox.getByRole('link', { name: 'Greenhouse log' }).waitFor({ timeout: 20_000 });
 
@@ -202,8 +156,8 @@ t.test('a captured page is read from the inbox, from Knowledge and from search',
   const article = page.getByRole('article', { name: 'Watering the greenhouse' });
   await article.getByText('Drip lines run at dawn').waitFor();
   t.equal(
-    await article.getByRole('link', { name: `${site.url}/greenhouse` }).getAttribute('href'),
-    `${site.url}/greenhouse`,
+    await article.getByRole('link', { name: `${site.url}${greenhouse.path}` }).getAttribute('href'),
+    `${site.url}${greenhouse.path}`,
     'the source URL is shown',
   );
   await screenshot(page, 'first-hour-document');

@@ -3,34 +3,16 @@
 // (a scoped agent sees its own space only), and a failed capture queued again by retrying its job.
 import t from 'tap';
 import { createAgent, createSpace, type TestApp, testApp } from '../../helpers/app.ts';
-import { startUpstream } from '../../helpers/upstream.ts';
+import { captureSite, greenhouse, greenhouseLog, released } from './site.ts';
 
 let releaseRetry: () => void = () => undefined;
-const retried = new Promise<void>((resolve) => {
+const back = new Promise<void>((resolve) => {
   releaseRetry = resolve;
 });
-let goneCalls = 0;
-const origin = await startUpstream(t, async (request, response) => {
-  if (request.url === '/article') {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(
-      '<html><head><title>Watering the greenhouse</title></head><body><article><h1>Watering the greenhouse' +
-        '</h1><p>Drip lines run at dawn for twenty minutes; the tomatoes get a second round in July.</p>' +
-        '<p>The rain barrel feeds the pump, so the mains stay closed all summer long.</p></article></body></html>',
-    );
-    return;
-  }
-  // Gone at first (a permanent failure); after the retry it answers, once the test lets it.
-  goneCalls++;
-  if (goneCalls === 1) {
-    response.writeHead(404, { 'content-type': 'text/plain' });
-    response.end('not here');
-    return;
-  }
-  await retried;
-  response.writeHead(200, { 'content-type': 'text/plain' });
-  response.end('Back again: the greenhouse log, restored from the backup.');
-});
+// The log page is missing at first (a permanent failure); after the retry it answers once the test lets it.
+const origin = await captureSite(t, back);
+const articleUrl = `${origin.url}${greenhouse.path}`;
+const logUrl = `${origin.url}${greenhouseLog.path}`;
 
 const ta = await testApp(t, { worker: true, env: { VOID_INGEST_ALLOW_PRIVATE: '1' } });
 const reading = await createSpace(ta, 'Reading');
@@ -81,9 +63,9 @@ async function capture(path: string, spaceId: string) {
   return response.json() as { capture_id: string; job_id: string };
 }
 
-const article = await capture('/article', reading.id);
+const article = await capture(greenhouse.path, reading.id);
 expect((await settled(article.job_id)) === 'completed', 'the article is fetched');
-const gone = await capture('/gone', garden.id);
+const gone = await capture(greenhouseLog.path, garden.id);
 expect((await settled(gone.job_id)) === 'failed', 'the missing page fails');
 const form = new FormData();
 form.append('space_id', reading.id);
@@ -100,9 +82,7 @@ const uploaded = await ta.asOwner({
   headers: { 'content-type': multipart.headers.get('content-type') ?? '' },
 });
 expect(uploaded.statusCode === 201, `the upload answered ${uploaded.statusCode}`);
-const [articleDoc] = await ta.sql<
-  { id: string }[]
->`select id from source_docs where url = ${`${origin.url}/article`}`;
+const [articleDoc] = await ta.sql<{ id: string }[]>`select id from source_docs where url = ${articleUrl}`;
 
 t.test('captures and uploads, newest first, each with its state, error and document', async (t) => {
   const response = await list();
@@ -111,7 +91,7 @@ t.test('captures and uploads, newest first, each with its state, error and docum
   t.match(page, { total: 3, limit: 50, offset: 0 });
   t.same(
     page.items.map((item) => item.url ?? item.filename),
-    ['seeds.md', `${origin.url}/gone`, `${origin.url}/article`],
+    ['seeds.md', logUrl, articleUrl],
     'newest first',
   );
   const [upload, failed, done] = page.items;
@@ -141,7 +121,7 @@ t.test('captures and uploads, newest first, each with its state, error and docum
   t.match(done, {
     id: article.capture_id,
     origin: 'url',
-    title: 'Watering the greenhouse',
+    title: greenhouse.title,
     state: 'completed',
     error: null,
     space_id: reading.id,
@@ -154,13 +134,13 @@ t.test('captures and uploads, newest first, each with its state, error and docum
 t.test('filters by state and space, and pages', async (t) => {
   const urls = async (query: string) =>
     ((await list(query)).json().items as Capture[]).map((item) => item.url ?? item.filename);
-  t.same(await urls('?state=failed'), [`${origin.url}/gone`]);
-  t.same(await urls('?state=completed'), ['seeds.md', `${origin.url}/article`]);
+  t.same(await urls('?state=failed'), [logUrl]);
+  t.same(await urls('?state=completed'), ['seeds.md', articleUrl]);
   t.same(await urls('?state=queued'), [], 'uploads are never queued');
-  t.same(await urls(`?space_id=${reading.id}`), ['seeds.md', `${origin.url}/article`]);
+  t.same(await urls(`?space_id=${reading.id}`), ['seeds.md', articleUrl]);
   t.same(await urls(`?space_id=${garden.id}&state=completed`), []);
   const second = (await list('?limit=1&offset=1')).json();
-  t.match(second, { total: 3, limit: 1, offset: 1, items: [{ url: `${origin.url}/gone` }] });
+  t.match(second, { total: 3, limit: 1, offset: 1, items: [{ url: logUrl }] });
   const bad = await list('?state=lost');
   t.equal(bad.statusCode, 400);
   t.equal(bad.json().code, 'VALIDATION_FAILED');
@@ -184,6 +164,7 @@ t.test('agents read it like other capture reads; a scoped agent sees its own spa
 });
 
 t.test("retrying a failed capture's job queues the capture again", async (t) => {
+  await released(ta.sql, gone.job_id);
   const retry = await ta.asOwner({ method: 'POST', url: `/api/jobs/${gone.job_id}/retry` });
   t.equal(retry.statusCode, 202);
   const waiting = (await list('?state=queued')).json().items as Capture[];
