@@ -339,8 +339,9 @@ function Speedtest({ data, days }: { data: SpeedHistory; days: number }) {
       )}
       <span class="muted small">
         {when(latest.measured_at)}
-        {latest.below_threshold ? ' · below threshold' : ''} · {days} days: {summary.count} runs, median{' '}
-        {oneDecimal(summary.download_mbps.median)} / {oneDecimal(summary.upload_mbps.median)} Mbps
+        {latest.below_threshold ? ' · below threshold' : ''} · {days} days: {summary.count}{' '}
+        {summary.count === 1 ? 'run' : 'runs'}, median {oneDecimal(summary.download_mbps.median)} /{' '}
+        {oneDecimal(summary.upload_mbps.median)} Mbps
       </span>
     </div>
   );
