@@ -42,7 +42,7 @@ import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
-import { CardBus } from './lib/card-bus.ts';
+import { CardBus, cardChangesChannel } from './lib/card-bus.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
 import { ownerTokenDigest } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
@@ -126,8 +126,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
-  // Live dashboard card data: the card domains feed it, the dashboard stream reads it.
-  app.decorate('cards', new CardBus((error) => describeError(error)));
+  // Live dashboard card data: the card domains feed it, the dashboard stream reads it; the database announces
+  // card data written elsewhere (the worker's jobs) on its channel.
+  app.decorate(
+    'cards',
+    new CardBus(
+      (error) => describeError(error),
+      async (onChange) => (await deps.sql.listen(cardChangesChannel, onChange)).unlisten,
+    ),
+  );
   app.addHook('onClose', async () => app.cards.stop());
 
   await app.register(

@@ -1,6 +1,7 @@
 // AI usage: what the assistant's turns and other tools spent. Routes:
 //   POST /api/ai-usage/records    an owner or agent reports a use (agents: their own id is recorded)
 //   GET  /api/ai-usage            tokens today and this week, the top model, local models' latency and errors
+// The dashboard's AI usage card gets the summary in the hub's time zone.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
@@ -26,6 +27,29 @@ function validTimeZone(zone: string): boolean {
 }
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  async function summary(zone: string) {
+    const [sums, models, local] = await Promise.all([
+      totals(app.sql, zone),
+      perModel(app.sql),
+      localModels(app.sql),
+    ]);
+    return {
+      time_zone: zone,
+      ...sums,
+      top_model: models[0]?.model ?? null,
+      local: {
+        requests: local.requests,
+        p50_latency_ms: local.p50,
+        p95_latency_ms: local.p95,
+        error_rate: local.error_rate,
+      },
+      models,
+    };
+  }
+  const hubZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+  app.cards.addSource({ type: 'ai-usage', intervalMs: 60_000, read: () => summary(hubZone()) });
+
   app.post(
     '/ai-usage/records',
     {
@@ -57,25 +81,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const zone = request.query.tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+      const zone = request.query.tz ?? hubZone();
       if (!validTimeZone(zone)) throw hubError('BAD_REQUEST', `tz: "${zone}" is not an IANA time zone`);
-      const [sums, models, local] = await Promise.all([
-        totals(app.sql, zone),
-        perModel(app.sql),
-        localModels(app.sql),
-      ]);
-      return {
-        time_zone: zone,
-        ...sums,
-        top_model: models[0]?.model ?? null,
-        local: {
-          requests: local.requests,
-          p50_latency_ms: local.p50,
-          p95_latency_ms: local.p95,
-          error_rate: local.error_rate,
-        },
-        models,
-      };
+      return summary(zone);
     },
   );
 };

@@ -6,7 +6,7 @@ import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
-import { type CaptureTask, taskFor } from './routing.ts';
+import { type CaptureTask, captureOrigin, taskFor } from './routing.ts';
 import type { CaptureAccepted, IngestPayload } from './schema.ts';
 import {
   type CaptureRow,
@@ -69,7 +69,7 @@ export async function captureIn(
     url,
     space_id: row.space_id,
     title: row.title,
-    origin: task === 'ingest.video' ? 'video' : request.via === 'webhook' ? 'webhook' : 'url',
+    origin: captureOrigin(task, request.via),
     ...(request.tags?.length ? { tags: request.tags } : {}),
     captured_at: row.created_at.toISOString(),
   };

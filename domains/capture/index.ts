@@ -1,4 +1,6 @@
 // Capture and ingestion routes:
+//   GET  /api/captures         the capture inbox: captured URLs and uploads, newest first (agent or owner; a scoped
+//                              agent sees its space only)
 //   POST /api/capture          a URL becomes an ingest.url or ingest.video job (agent or owner)
 //   POST /api/capture/upload   a file becomes a source document (agent or owner; upload.ts)
 //   POST /api/ingest/:service  the bookmark webhook, public under its own secret check (ingest.ts)
@@ -10,20 +12,48 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
 import { agentAccess, publicAccess } from '../../plugins/auth.ts';
-import { writeAs } from '../entities/write.ts';
+import { readScope, writeAs } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { acceptedBody } from './capture.ts';
 import { captureResultOf } from './entity.ts';
 import ingestRoutes from './ingest.ts';
-import { checkCaptureUrlResolved } from './routing.ts';
-import { CaptureAccepted, CaptureBody } from './schema.ts';
+import { captureOrigin, checkCaptureUrlResolved } from './routing.ts';
+import { Capture, CaptureAccepted, CaptureBody, CaptureList, CaptureListQuery } from './schema.ts';
+import { type InboxRow, listInbox } from './store.ts';
 import uploadRoutes from './upload.ts';
 
 const tags = ['capture'];
 
+function present({ task, via, ...row }: InboxRow): Capture {
+  return { ...row, origin: task && via ? captureOrigin(task, via) : 'upload' };
+}
+
 const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config;
   // The guarded client's pools are closed by the jobs plugin, after the worker has stopped (plugins/jobs.ts).
+
+  app.get(
+    '/captures',
+    {
+      schema: {
+        tags,
+        summary: 'List captures and uploads, newest first',
+        description:
+          'Each captured URL (from the API, the bookmark webhook or the linkding pull) with its state and error, and ' +
+          'each uploaded file (completed at once); document_id is the source document it produced. Filter by state ' +
+          'and space_id. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An ' +
+          "agent scoped to one space sees that space's only (another space_id is 404).",
+        querystring: CaptureListQuery,
+        response: { 200: CaptureList, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { state, space_id, limit, offset } = request.query;
+      const spaceId = readScope(request, space_id);
+      const page = await listInbox(app.sql, { state, spaceId, limit, offset });
+      return { items: page.items.map(present), total: page.total, limit, offset };
+    },
+  );
 
   app.post(
     '/capture',
@@ -68,6 +98,7 @@ const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(CaptureAccepted);
+  app.addSchema(Capture);
   await app.register(agentAccess(captureRoutes));
   await app.register(agentAccess(uploadRoutes));
   await app.register(publicAccess(ingestRoutes));

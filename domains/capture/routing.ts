@@ -19,6 +19,11 @@ export function taskFor(url: URL): CaptureTask {
   return videoHosts.has(host) ? 'ingest.video' : 'ingest.url';
 }
 
+/** Where a capture's document says it came from: a video, a pushed or pulled bookmark, or a URL sent to the API. */
+export function captureOrigin(task: CaptureTask, via: 'api' | 'webhook'): 'video' | 'webhook' | 'url' {
+  return task === 'ingest.video' ? 'video' : via === 'webhook' ? 'webhook' : 'url';
+}
+
 function refused(error: unknown): never {
   if (error instanceof FetchRefusedError) throw hubError('URL_REFUSED', `URL refused: ${error.reason}`);
   throw error;

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { Uuid } from '../../lib/schemas.ts';
-import { SourceDoc } from '../source-docs/schema.ts';
+import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { SourceDoc, SourceDocOrigin } from '../source-docs/schema.ts';
 
 export const CaptureBody = Type.Object(
   {
@@ -46,6 +46,13 @@ export type IngestPayload = Static<typeof IngestPayload>;
 /** linkding.sync reads everything it needs from the configuration. */
 export const LinkdingSyncPayload = Type.Object({}, { additionalProperties: false });
 
+const CaptureState = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+  Type.Literal('cancelled'),
+]);
+
 export const CaptureAccepted = Type.Object(
   {
     capture_id: Uuid,
@@ -56,16 +63,49 @@ export const CaptureAccepted = Type.Object(
     url: Type.String(),
     space_id: Uuid,
     title: Type.Union([Type.String(), Type.Null()]),
-    state: Type.Union([
-      Type.Literal('queued'),
-      Type.Literal('completed'),
-      Type.Literal('failed'),
-      Type.Literal('cancelled'),
-    ]),
+    state: CaptureState,
   },
   { $id: 'CaptureAccepted' },
 );
 export type CaptureAccepted = Static<typeof CaptureAccepted>;
+
+/** A captured URL or an uploaded file, as the capture inbox lists it. */
+export const Capture = Type.Object(
+  {
+    id: Uuid,
+    origin: SourceDocOrigin,
+    url: Type.Union([Type.String(), Type.Null()], { description: 'The captured URL; null for an upload' }),
+    filename: Type.Union([Type.String(), Type.Null()], {
+      description: "An upload's file name; null for a URL",
+    }),
+    title: Type.Union([Type.String(), Type.Null()], {
+      description: "The title given with the capture, else the document's; null until the page is fetched",
+    }),
+    state: CaptureState,
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the capture failed or was cancelled',
+    }),
+    space_id: Uuid,
+    document_id: Type.Union([Uuid, Type.Null()], {
+      description: 'The source document it produced (GET /api/source-docs/:id); null until it completes',
+    }),
+    job_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The ingest job in /api/jobs (retry a failed one there); null for an upload',
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Capture' },
+);
+export type Capture = Static<typeof Capture>;
+
+export const CaptureList = Paginated(Type.Ref('Capture'));
+
+export const CaptureListQuery = Type.Intersect([
+  PageQuery,
+  Type.Object({ state: Type.Optional(CaptureState), space_id: Type.Optional(Uuid) }),
+]);
+export type CaptureListQuery = Static<typeof CaptureListQuery>;
 
 /** The stored document, as GET /api/source-docs/:id shows it (a copy: that schema's $id lives in its domain). */
 export const UploadedDoc = Type.Object(SourceDoc.properties);

@@ -1,5 +1,6 @@
 // Capture records: one per idempotency key and space, pointing at the job that ingests the URL and, once done, at the
 // source document it produced.
+import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { CaptureTask } from './routing.ts';
 
@@ -58,6 +59,53 @@ export async function findCaptureByKey(
 export async function findCapture(sql: Db, id: string): Promise<CaptureRow | undefined> {
   const [row] = await sql<CaptureRow[]>`select ${columns(sql)} from captures where id = ${id}`;
   return row;
+}
+
+/** A row of the capture inbox: a capture (task and via set) or an upload (both null). */
+export interface InboxRow {
+  id: string;
+  task: CaptureTask | null;
+  via: 'api' | 'webhook' | null;
+  url: string | null;
+  filename: string | null;
+  title: string | null;
+  state: CaptureState;
+  error: string | null;
+  space_id: string;
+  document_id: string | null;
+  job_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Captures and uploads, newest first. An upload is stored at once as a source document of origin `upload`, so it
+ * is listed from there, completed, with its file name.
+ */
+export async function listInbox(
+  sql: Db,
+  filter: { state?: CaptureState; spaceId?: string; limit: number; offset: number },
+): Promise<{ items: InboxRow[]; total: number }> {
+  const inSpace = (column: string) => (filter.spaceId ? sql`and ${sql(column)} = ${filter.spaceId}` : sql``);
+  const captures = sql`
+    select c.id, c.task, c.via, c.url, null::text as filename, coalesce(c.title, nullif(d.title, '')) as title,
+      c.state, c.error, c.space_id, c.source_doc_id as document_id, c.job_id::text, c.created_at, c.updated_at
+    from captures c left join source_docs d on d.id = c.source_doc_id
+    where true ${filter.state ? sql`and c.state = ${filter.state}` : sql``} ${inSpace('c.space_id')}`;
+  const uploads = sql`
+    select d.id, null::text, null::text, null::text, d.metadata->>'filename', nullif(d.title, ''), 'completed',
+      null::text, d.space_id, d.id, null::text, d.created_at, d.updated_at
+    from source_docs d where d.origin = 'upload' ${inSpace('d.space_id')}`;
+  const withUploads = filter.state === undefined || filter.state === 'completed';
+  return listPage<InboxRow>(
+    sql,
+    {
+      select: sql`*`,
+      from: sql`from (${captures} ${withUploads ? sql`union all ${uploads}` : sql``}) inbox`,
+      orderBy: sql`created_at desc, id desc`,
+    },
+    filter,
+  );
 }
 
 export async function setCaptureJob(sql: Db, id: string, jobId: string): Promise<CaptureRow> {

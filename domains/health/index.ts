@@ -12,6 +12,8 @@
 //   POST   /api/health/discover                 enqueues discover.lan (202)
 //   POST   /api/health/discovered/:id/promote   makes a candidate a curated, enabled service
 //   DELETE /api/health/discovered/:id           dismisses a candidate; later sweeps do not propose it again
+// The dashboard's service health card gets the enabled services grouped by category, as GET /api/health/services
+// answers them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -143,6 +145,11 @@ function definitionFields(row: ServiceRow) {
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
+  app.cards.addSource({
+    type: 'health',
+    intervalMs: 60_000,
+    read: () => serviceGroups(app.sql, { include_disabled: false }),
+  });
 
   await app.register(
     agentAccess(async (agents) => {

@@ -5,6 +5,7 @@
 //   GET  /api/speedtest/history.csv     the same as CSV
 //   GET  /api/speedtest/settings        owner: schedule and thresholds
 //   PUT  /api/speedtest/settings        owner: change them (the schedule applies from the next minute on)
+// The dashboard's speed-test card gets the history of the last 7 days, as GET /api/speedtest/history answers it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
@@ -19,6 +20,9 @@ import { speedtestSetting } from './setting.ts';
 import { latestResult, listResults, summarise } from './store.ts';
 
 const tags = ['speed tests'];
+/** The speed-test card's range, in days, unless its config names another. */
+const cardDays = 7;
+const cardResults = 100;
 
 function rangeOf(query: HistoryQuery) {
   return {
@@ -29,6 +33,22 @@ function rangeOf(query: HistoryQuery) {
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(SpeedtestResult);
+
+  async function history(query: HistoryQuery) {
+    const range = rangeOf(query);
+    const [items, summary] = await Promise.all([
+      listResults(app.sql, range, query.limit),
+      summarise(app.sql, range),
+    ]);
+    return { items, summary };
+  }
+
+  app.cards.addSource({
+    type: 'speedtest',
+    intervalMs: 60_000,
+    read: () =>
+      history({ since: new Date(Date.now() - cardDays * 86_400_000).toISOString(), limit: cardResults }),
+  });
 
   await app.register(
     agentAccess(async (agents) => {
@@ -60,14 +80,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             response: { 200: History, ...errors(400, 401) },
           },
         },
-        async (request) => {
-          const range = rangeOf(request.query);
-          const [items, summary] = await Promise.all([
-            listResults(app.sql, range, request.query.limit),
-            summarise(app.sql, range),
-          ]);
-          return { items, summary };
-        },
+        async (request) => history(request.query),
       );
 
       agents.get(

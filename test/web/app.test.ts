@@ -4,14 +4,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { createAgent, ownerToken } from '../helpers/app.ts';
 import { multipart } from '../helpers/multipart.ts';
 import { repoRoot } from '../helpers/process.ts';
 import { svg, zip } from '../icons/helpers.ts';
-import { listeningHub, openBrowser, screenshot } from './browser.ts';
+import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
 // The assistant runs the test suite's stand-in program (it speaks the real runner's stream-json and writes a page
 // through the tool protocol, which becomes a draft).
@@ -26,21 +25,8 @@ const hub = await listeningHub(t, {
 });
 const { page, problems } = await openBrowser(t);
 
-async function accessible(name: string, target: Page = page): Promise<void> {
-  const result = await new AxeBuilder({ page: target }).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  t.same(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `${name}: no serious or critical accessibility violation`,
-  );
-}
-
-async function visit(path: string, heading: string): Promise<void> {
-  await page.getByRole('link', { name: heading, exact: true }).click();
-  await page.waitForURL(`${hub.origin}${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+const accessible = (name: string, target: Page = page) => checkAccessible(t, target, name);
+const visit = (path: string, heading: string) => visitScreen(page, hub.origin, path, heading);
 
 t.test('sign in', async (t) => {
   await page.goto(hub.origin);

@@ -4,7 +4,9 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Test } from 'tap';
 import { type TestApp, type TestAppOptions, testApp } from '../helpers/app.ts';
 
 export const artifacts = path.resolve(import.meta.dirname, 'artifacts');
@@ -86,4 +88,22 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(artifacts, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
+}
+
+/** Fails `t` with each serious or critical accessibility violation axe finds on `page`. */
+export async function checkAccessible(t: Test, page: Page, name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  t.same(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `${name}: no serious or critical accessibility violation`,
+  );
+}
+
+/** Opens a screen from the sidebar and waits for its heading. */
+export async function visitScreen(page: Page, origin: string, path: string, heading: string): Promise<void> {
+  await page.getByRole('link', { name: heading, exact: true }).click();
+  await page.waitForURL(`${origin}${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }

@@ -87,32 +87,34 @@ function Shell() {
   return (
     <div class="shell">
       <nav class="sidebar" aria-label="Main">
-        <div class="brand">
-          <span class="brand-mark" aria-hidden="true" />
-          Ops Hub
-        </div>
-        <ul>
-          {screens.map((item) => (
-            <li key={item.path}>
-              <AppLink href={item.path} current={item === screen ? 'page' : undefined}>
-                <Icon name={item.icon} />
-                {item.label}
-              </AppLink>
-            </li>
-          ))}
-        </ul>
-        <div class="sidebar-foot">
-          <button type="button" class="search-button" onClick={() => (searchOpen.value = true)}>
-            <Icon name="search" />
-            Search
-            <kbd>Ctrl K</kbd>
-          </button>
-          {session.value?.via === 'session' && (
-            <button type="button" class="ghost" onClick={signOut}>
-              <Icon name="logout" />
-              Sign out
+        <div class="sidebar-inner">
+          <div class="brand">
+            <span class="brand-mark" aria-hidden="true" />
+            Ops Hub
+          </div>
+          <ul>
+            {screens.map((item) => (
+              <li key={item.path}>
+                <AppLink href={item.path} current={item === screen ? 'page' : undefined}>
+                  <Icon name={item.icon} />
+                  {item.label}
+                </AppLink>
+              </li>
+            ))}
+          </ul>
+          <div class="sidebar-foot">
+            <button type="button" class="search-button" onClick={() => (searchOpen.value = true)}>
+              <Icon name="search" />
+              Search
+              <kbd>Ctrl K</kbd>
             </button>
-          )}
+            {session.value?.via === 'session' && (
+              <button type="button" class="ghost" onClick={signOut}>
+                <Icon name="logout" />
+                Sign out
+              </button>
+            )}
+          </div>
         </div>
       </nav>
       <main class="content" id="main">

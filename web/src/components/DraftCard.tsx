@@ -1,10 +1,11 @@
-// One agent proposal (a pending change) as a card: what it would do, approve or reject in place.
+// One agent proposal (a pending change) as a card: what it would do, in words, approve or reject in place.
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../client.ts';
 import { ago } from '../lib.ts';
 import { failed, toast } from '../state.ts';
 import type { PendingChange } from '../types.ts';
 import { Icon } from './Icon.tsx';
+import { ProposalChanges } from './Proposal.tsx';
 
 function summary(change: PendingChange): string {
   const payload = (change.payload ?? {}) as Record<string, unknown>;
@@ -46,8 +47,6 @@ export function DraftCard({
       busy.value = false;
     }
   }
-  const payload = change.payload as Record<string, unknown> | null;
-  const body = typeof payload?.body === 'string' ? payload.body : null;
   return (
     <article class="draft" data-change-id={change.id} aria-label={summary(change)}>
       <header>
@@ -57,8 +56,7 @@ export function DraftCard({
           {agentName ?? 'agent'} · {ago(change.created_at)}
         </span>
       </header>
-      {body && <pre class="draft-body">{body.length > 400 ? `${body.slice(0, 400)}…` : body}</pre>}
-      {!body && payload && <pre class="draft-body">{JSON.stringify(payload, null, 2)}</pre>}
+      <ProposalChanges change={change} />
       {change.file && (
         <p class="small">
           {/* A plain download: the hub sends it as an attachment, never as a page. */}

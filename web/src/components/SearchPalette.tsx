@@ -1,31 +1,33 @@
-// Ctrl-K search from anywhere: as you type, one ranked search over pages, refs, source documents and messages,
-// shown grouped by kind with the matched words highlighted.
+// Ctrl-K search from anywhere: as you type, one ranked search over every kind the hub indexes, shown grouped by kind
+// with the matched words highlighted; a hit opens where it lives.
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
+import type { paths } from '../api.d.ts';
 import { api, ok } from '../client.ts';
 import { snippetHtml } from '../lib.ts';
 import { navigate, searchOpen } from '../state.ts';
 import { Icon } from './Icon.tsx';
 
-interface Hit {
-  kind: 'pages' | 'refs' | 'source_docs' | 'messages';
-  id: string;
-  title: string;
-  snippet: string;
-  space_id?: string;
-}
+type Hit = paths['/api/search']['get']['responses'][200]['content']['application/json']['items'][number];
 
-const kindLabels: Record<Hit['kind'], string> = {
-  pages: 'Pages',
-  refs: 'References',
-  source_docs: 'Source documents',
-  messages: 'Messages',
+/** Every kind search answers (the compiler holds this to the API types), in the order shown, and where a hit opens. */
+const kinds: Record<Hit['kind'], { label: string; href: (hit: Hit) => string }> = {
+  pages: { label: 'Pages', href: (hit) => `/knowledge/page/${hit.id}` },
+  projects: { label: 'Projects', href: (hit) => `/knowledge/project/${hit.id}` },
+  tasks: { label: 'Tasks', href: (hit) => `/knowledge/task/${hit.id}` },
+  resources: { label: 'Resources', href: (hit) => `/knowledge/resource/${hit.id}` },
+  refs: { label: 'References', href: (hit) => `/knowledge/ref/${hit.id}` },
+  source_docs: { label: 'Documents', href: (hit) => `/knowledge/doc/${hit.id}` },
+  // A message lives in its conversation: a space's companion, or the global assistant's.
+  messages: {
+    label: 'Messages',
+    href: (hit) => `${hit.space_id ? `/assistant/space/${hit.space_id}` : '/assistant'}#message-${hit.id}`,
+  },
 };
 
 function open(hit: Hit) {
   searchOpen.value = false;
-  if (hit.kind === 'pages') navigate(`/knowledge/page/${hit.id}`);
-  else if (hit.space_id) navigate(`/knowledge/space/${hit.space_id}`);
+  navigate(kinds[hit.kind].href(hit));
 }
 
 export default function SearchPalette() {
@@ -43,7 +45,7 @@ export default function SearchPalette() {
     const timer = setTimeout(() => {
       ok(api.GET('/api/search', { params: { query: { q, limit: 30 } }, signal: controller.signal })).then(
         (page) => {
-          hits.value = page.items as Hit[];
+          hits.value = page.items;
         },
         () => undefined,
       );
@@ -54,7 +56,7 @@ export default function SearchPalette() {
     };
   }, [query.value]);
 
-  const groups = (Object.keys(kindLabels) as Hit['kind'][])
+  const groups = (Object.keys(kinds) as Hit['kind'][])
     .map((kind) => ({ kind, items: (hits.value ?? []).filter((hit) => hit.kind === kind) }))
     .filter((group) => group.items.length > 0);
 
@@ -76,7 +78,7 @@ export default function SearchPalette() {
             ref={input}
             type="search"
             aria-label="Search everything"
-            placeholder="Search pages, references, documents, messages…"
+            placeholder="Search pages, projects, tasks, documents, messages…"
             value={query.value}
             onInput={(event) => (query.value = event.currentTarget.value)}
           />
@@ -85,8 +87,8 @@ export default function SearchPalette() {
         <div class="palette-results">
           {hits.value !== null && groups.length === 0 && <p class="muted empty">Nothing matches.</p>}
           {groups.map((group) => (
-            <section key={group.kind} aria-label={kindLabels[group.kind]}>
-              <h2>{kindLabels[group.kind]}</h2>
+            <section key={group.kind} aria-label={kinds[group.kind].label}>
+              <h2>{kinds[group.kind].label}</h2>
               <ul>
                 {group.items.map((hit) => (
                   <li key={hit.id}>

@@ -5,11 +5,19 @@ import type { components } from '../api.d.ts';
 import { api, ok } from '../client.ts';
 import { DraftCard } from '../components/DraftCard.tsx';
 import { Icon } from '../components/Icon.tsx';
+import { FieldList } from '../components/Proposal.tsx';
 import { dateTime } from '../lib.ts';
 import { failed, toast } from '../state.ts';
 import type { Agent, AuditEntry, PendingChange } from '../types.ts';
 
 type PendingAction = components['schemas']['PendingAction'];
+
+/** Who an audit entry's actor is, in words: the owner (or the access-proxy email), else the agent's name. */
+function actorName(actor: string, agents: Map<string, Agent>): string {
+  if (actor === 'owner') return 'Owner';
+  if (actor.startsWith('owner:access:')) return actor.slice('owner:access:'.length);
+  return agents.get(actor)?.display_name ?? 'a deleted agent';
+}
 
 export default function Approvals() {
   const pending = useSignal<PendingChange[]>([]);
@@ -97,7 +105,7 @@ export default function Approvals() {
                 <tr key={action.id}>
                   <td>
                     <strong>{action.action}</strong>
-                    <div class="muted small">{JSON.stringify(action.params)}</div>
+                    <FieldList fields={action.params as Record<string, unknown>} />
                   </td>
                   <td>
                     {action.agent_id ? (agents.value.get(action.agent_id)?.display_name ?? 'agent') : 'agent'}
@@ -143,7 +151,14 @@ export default function Approvals() {
               {audit.value.map((entry) => (
                 <tr key={entry.id}>
                   <td class="muted">{dateTime(entry.created_at)}</td>
-                  <td>{entry.actor}</td>
+                  <td>
+                    {actorName(entry.actor, agents.value)}
+                    {typeof entry.detail.agent_id === 'string' && (
+                      <div class="muted small">
+                        proposed by {actorName(entry.detail.agent_id, agents.value)}
+                      </div>
+                    )}
+                  </td>
                   <td>{entry.action.replace('_', ' ')}</td>
                   <td>{entry.entity_type ?? '—'}</td>
                   <td>

@@ -1,5 +1,6 @@
-// The assistant: a conversation per space (its companion) and a global one, streamed as the agent answers; each
-// draft it makes appears as a card to approve or reject in place. Pending actions agents proposed are below.
+// The assistant: a conversation per space (its companion, at /assistant/space/:id) and a global one (/assistant),
+// streamed as the agent answers; each draft it makes appears as a card to approve or reject in place. A message
+// found by search opens here with its conversation, brought into view (#message-<id>).
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, ok } from '../client.ts';
@@ -7,7 +8,7 @@ import { DraftCard } from '../components/DraftCard.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { markdown } from '../lib.ts';
 import { readEvents } from '../sse.ts';
-import { failed, toast } from '../state.ts';
+import { failed, navigate, path, toast } from '../state.ts';
 import type { PendingChange, Space } from '../types.ts';
 
 interface Entry {
@@ -17,9 +18,16 @@ interface Entry {
   change?: PendingChange;
 }
 
+/** The conversation an address names: a space's companion, or the global assistant. */
+function conversationOf(current: string): string {
+  const [, , kind, id] = current.split('/');
+  return kind === 'space' && id ? id : 'global';
+}
+
 export default function Assistant() {
   const spaces = useSignal<Space[]>([]);
-  const where = useSignal<string>('global');
+  const where = conversationOf(path.value);
+  const focused = location.hash.startsWith('#message-') ? location.hash.slice('#message-'.length) : null;
   const entries = useSignal<Entry[]>([]);
   const agentName = useSignal('Assistant');
   const draft = useSignal('');
@@ -28,11 +36,11 @@ export default function Assistant() {
 
   async function loadHistory() {
     const history =
-      where.value === 'global'
+      where === 'global'
         ? await ok(api.GET('/api/assistant/history', { params: { query: { limit: 50 } } }))
         : await ok(
             api.GET('/api/spaces/{id}/companion/history', {
-              params: { path: { id: where.value }, query: { limit: 50 } },
+              params: { path: { id: where }, query: { limit: 50 } },
             }),
           );
     agentName.value = history.agent.display_name;
@@ -48,9 +56,11 @@ export default function Assistant() {
   }, []);
   useEffect(() => {
     loadHistory().catch(failed);
-  }, [where.value]);
+  }, [where]);
   useEffect(() => {
-    log.current?.scrollTo({ top: log.current.scrollHeight });
+    const message = focused ? document.getElementById(`message-${focused}`) : null;
+    if (message) message.scrollIntoView({ block: 'center' });
+    else log.current?.scrollTo({ top: log.current.scrollHeight });
   }, [entries.value]);
 
   async function send(event: Event) {
@@ -60,8 +70,7 @@ export default function Assistant() {
     draft.value = '';
     busy.value = true;
     entries.value = [...entries.value, { id: crypto.randomUUID(), role: 'user', text: message }];
-    const url =
-      where.value === 'global' ? '/api/assistant/turn' : `/api/spaces/${where.value}/companion/turn`;
+    const url = where === 'global' ? '/api/assistant/turn' : `/api/spaces/${where}/companion/turn`;
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -102,10 +111,18 @@ export default function Assistant() {
         <h1>Assistant</h1>
         <label class="inline">
           Conversation
-          <select value={where.value} onChange={(e) => (where.value = e.currentTarget.value)}>
-            <option value="global">Global assistant</option>
+          <select
+            onChange={(e) => {
+              const value = e.currentTarget.value;
+              navigate(value === 'global' ? '/assistant' : `/assistant/space/${value}`);
+            }}
+          >
+            {/* Selected per option: the spaces arrive after the select is drawn. */}
+            <option value="global" selected={where === 'global'}>
+              Global assistant
+            </option>
             {spaces.value.map((space) => (
-              <option key={space.id} value={space.id}>
+              <option key={space.id} value={space.id} selected={space.id === where}>
                 {space.name} companion
               </option>
             ))}
@@ -126,7 +143,11 @@ export default function Assistant() {
                 onDecided={() => undefined}
               />
             ) : (
-              <div key={entry.id} class={`bubble ${entry.role}`}>
+              <div
+                key={entry.id}
+                id={`message-${entry.id}`}
+                class={`bubble ${entry.role}${entry.id === focused ? ' focused' : ''}`}
+              >
                 <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(entry.text ?? '') }} />
               </div>
             ),

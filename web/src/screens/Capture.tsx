@@ -1,30 +1,37 @@
-// Capture: paste a URL or drop files; the inbox of ingest jobs with each one's state and error, and retry.
+// Capture: paste a URL or drop files; the inbox of captured links and uploaded files with each one's state and
+// error, retry for failed ones, and a link to the document each produced.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, formBody, ok } from '../client.ts';
+import { AppLink } from '../components/AppLink.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { ago } from '../lib.ts';
 import { failed, toast } from '../state.ts';
-import type { Job } from '../types.ts';
+import type { Capture as CaptureItem } from '../types.ts';
 
-const stateBadge: Record<string, string> = {
+const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
-  succeeded: 'success',
   failed: 'danger',
-  running: 'info',
   queued: 'warning',
-  waiting: 'warning',
+  cancelled: '',
+};
+
+const originLabel: Record<CaptureItem['origin'], string> = {
+  url: 'link',
+  video: 'video',
+  webhook: 'bookmark',
+  upload: 'upload',
 };
 
 export default function Capture() {
   const url = useSignal('');
-  const jobs = useSignal<Job[]>([]);
+  const captures = useSignal<CaptureItem[]>([]);
   const dragging = useSignal(false);
   const busy = useSignal(false);
 
   async function load() {
-    const page = await ok(api.GET('/api/jobs', { params: { query: { limit: 50 } } }));
-    jobs.value = page.items.filter((job) => job.task.startsWith('ingest.') || job.task.startsWith('capture'));
+    const page = await ok(api.GET('/api/captures', { params: { query: { limit: 50 } } }));
+    captures.value = page.items;
   }
   useEffect(() => {
     load().catch(failed);
@@ -61,8 +68,9 @@ export default function Capture() {
     }
     await load().catch(failed);
   }
-  async function retry(job: Job) {
-    await ok(api.POST('/api/jobs/{id}/retry', { params: { path: { id: job.id } } })).then(
+  async function retry(capture: CaptureItem) {
+    if (!capture.job_id) return;
+    await ok(api.POST('/api/jobs/{id}/retry', { params: { path: { id: capture.job_id } } })).then(
       () => toast('Queued again', 'success'),
       failed,
     );
@@ -135,45 +143,57 @@ export default function Capture() {
             <Icon name="refresh" size={15} />
           </button>
         </div>
-        {jobs.value.length === 0 ? (
+        {captures.value.length === 0 ? (
           <p class="muted empty">Nothing captured yet.</p>
         ) : (
-          <table>
+          <table class="inbox">
             <thead>
               <tr>
-                <th>Job</th>
+                <th>Captured</th>
                 <th>State</th>
-                <th>Attempts</th>
-                <th>Updated</th>
+                <th>When</th>
                 <th>
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
             </thead>
             <tbody>
-              {jobs.value.map((job) => (
-                <tr key={job.id}>
-                  <td>
-                    <strong>{job.task}</strong>
-                    <div class="muted small">{job.job_key ?? `#${job.id}`}</div>
-                    {job.last_error && <div class="error small">{job.last_error}</div>}
-                  </td>
-                  <td>
-                    <span class={`badge ${stateBadge[job.state] ?? ''}`}>{job.state}</span>
-                  </td>
-                  <td>
-                    {job.attempts}/{job.max_attempts}
-                  </td>
-                  <td class="muted">{ago(job.updated_at)}</td>
-                  <td>
-                    {job.state === 'failed' && (
-                      <button type="button" class="small" onClick={() => retry(job)}>
-                        <Icon name="refresh" size={13} /> Retry
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
+              {captures.value.map((capture) => {
+                const source = capture.url ?? capture.filename ?? '';
+                const name = capture.title ?? source;
+                return (
+                  <tr key={capture.id}>
+                    <td>
+                      {capture.document_id ? (
+                        <AppLink href={`/knowledge/doc/${capture.document_id}`}>{name}</AppLink>
+                      ) : (
+                        <strong>{name}</strong>
+                      )}
+                      <div class="muted small">
+                        {originLabel[capture.origin]}
+                        {name !== source ? ` · ${source}` : ''}
+                      </div>
+                      {capture.error && <div class="error small">{capture.error}</div>}
+                    </td>
+                    <td>
+                      <span class={`badge ${stateBadge[capture.state]}`}>{capture.state}</span>
+                    </td>
+                    <td class="muted">{ago(capture.created_at)}</td>
+                    <td>
+                      {capture.state === 'failed' && capture.job_id && (
+                        <button
+                          type="button"
+                          class="small"
+                          aria-label={`Retry ${name}`}
+                          onClick={() => retry(capture)}
+                        >
+                          <Icon name="refresh" size={13} /> Retry
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         )}

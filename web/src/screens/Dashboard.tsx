@@ -2,7 +2,7 @@
 // resize saved back (If-Match: a 412 means another tab changed it, so the newer layout is loaded), snap or free
 // placement, cards added and removed.
 import 'gridstack/dist/gridstack.min.css';
-import { signal, useSignal } from '@preact/signals';
+import { useSignal } from '@preact/signals';
 import { GridStack, type GridStackNode } from 'gridstack';
 import { Component, createRef } from 'preact';
 import { useEffect } from 'preact/hooks';
@@ -10,9 +10,9 @@ import type { components } from '../api.d.ts';
 import { api } from '../client.ts';
 import { Icon } from '../components/Icon.tsx';
 import { failed, toast } from '../state.ts';
+import { type Card, CardContent, cardData, cardTitle } from './DashboardCards.tsx';
 
 type Layout = components['schemas']['DashboardLayout'];
-type Card = Layout['cards'][number];
 
 /** Every card type the layout API takes (the compiler holds this list to the generated API types), with its title. */
 const titles: Record<Card['type'], string> = {
@@ -29,163 +29,6 @@ const titles: Record<Card['type'], string> = {
   flame: 'Flame',
 };
 const cardTypes = Object.keys(titles) as Card['type'][];
-
-/** The newest data of each card type, as the stream sends it. */
-const cardData = signal<Record<string, unknown>>({});
-
-function Clock() {
-  const now = useSignal(new Date());
-  useEffect(() => {
-    const timer = setInterval(() => (now.value = new Date()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return (
-    <div class="clock">
-      <strong>{now.value.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</strong>
-      <span class="muted">
-        {now.value.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' })}
-      </span>
-    </div>
-  );
-}
-
-function Flame() {
-  return (
-    <div class="flame" role="img" aria-label="An animated flame">
-      <span class="flame-outer" />
-      <span class="flame-inner" />
-    </div>
-  );
-}
-
-function label(key: string): string {
-  return key.replaceAll('_', ' ');
-}
-
-function scalar(value: unknown): string | null {
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : value.toFixed(1);
-  if (typeof value === 'string') return value.length > 40 ? `${value.slice(0, 40)}…` : value;
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return null;
-}
-
-function Meter({ name, percent, detail }: { name: string; percent: number | null; detail?: string }) {
-  const value = percent ?? 0;
-  const tone = value >= 90 ? 'danger' : value >= 75 ? 'warning' : 'ok';
-  return (
-    <div class="meter">
-      <div class="meter-label">
-        <span>{name}</span>
-        <span>{percent === null ? '—' : `${Math.round(value)}%`}</span>
-      </div>
-      {/* biome-ignore lint/a11y/useSemanticElements: a styled bar; <meter> cannot be themed across browsers */}
-      <div
-        class={`meter-bar ${tone}`}
-        role="meter"
-        aria-label={name}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(value)}
-      >
-        <span style={{ width: `${Math.min(100, value)}%` }} />
-      </div>
-      {detail && <span class="muted small">{detail}</span>}
-    </div>
-  );
-}
-
-const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;
-
-interface HostData {
-  cpu_percent: number | null;
-  load?: Record<string, number>;
-  memory?: { percent: number | null; used_bytes: number; total_bytes: number };
-  disks?: { mount: string; percent?: number | null; used_bytes?: number; total_bytes: number }[];
-}
-
-function Host({ data }: { data: HostData }) {
-  const disk = data.disks?.[0];
-  const diskPercent = disk
-    ? (disk.percent ?? (disk.used_bytes !== undefined ? (disk.used_bytes / disk.total_bytes) * 100 : null))
-    : null;
-  return (
-    <div class="meters">
-      <Meter
-        name="CPU"
-        percent={data.cpu_percent}
-        detail={data.load ? `load ${data.load['1m']} · ${data.load['5m']} · ${data.load['15m']}` : undefined}
-      />
-      {data.memory && (
-        <Meter
-          name="Memory"
-          percent={data.memory.percent}
-          detail={`${gb(data.memory.used_bytes)} of ${gb(data.memory.total_bytes)}`}
-        />
-      )}
-      {disk && <Meter name={`Disk ${disk.mount}`} percent={diskPercent} />}
-    </div>
-  );
-}
-
-interface BackupsData {
-  last_success_at: string | null;
-  stale: boolean;
-  stale_reason?: string | null;
-  guests?: unknown[];
-}
-
-function Backups({ data }: { data: BackupsData }) {
-  return (
-    <div class="stack-tight">
-      <span class={`badge ${data.stale ? 'warning' : 'success'}`}>{data.stale ? 'stale' : 'fresh'}</span>
-      <span>
-        {data.last_success_at
-          ? `Last success ${new Date(data.last_success_at).toLocaleString()}`
-          : 'No successful run yet'}
-      </span>
-      {data.stale && data.stale_reason && <span class="muted small">{data.stale_reason}</span>}
-    </div>
-  );
-}
-
-/** A card's data as the hub sent it: its error message, else its headline figures. */
-function DataCard({ type }: { type: string }) {
-  const data = cardData.value[type] as Record<string, unknown> | undefined;
-  if (data === undefined) return <p class="muted card-wait">No data yet</p>;
-  if (data && typeof data === 'object' && 'code' in data && 'message' in data) {
-    return <p class="card-error">{String(data.message)}</p>;
-  }
-  if (data && typeof data === 'object' && data.configured === false) {
-    return <p class="muted card-wait">Not configured yet: see the README's dashboard section.</p>;
-  }
-  if (type === 'host' && 'cpu_percent' in data) return <Host data={data as unknown as HostData} />;
-  if (type === 'backups' && 'stale' in data) return <Backups data={data as unknown as BackupsData} />;
-  const source = (data && typeof data === 'object' && 'current' in data ? data.current : data) as Record<
-    string,
-    unknown
-  >;
-  const figures = Object.entries(source ?? {})
-    .map(([key, value]) => [key, scalar(value)] as const)
-    .filter(([, value]) => value !== null)
-    .slice(0, 6);
-  return (
-    <dl class="figures">
-      {figures.map(([key, value]) => (
-        <div key={key}>
-          <dt>{label(key)}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
-function CardBody({ card }: { card: Card }) {
-  if (card.type === 'clock') return <Clock />;
-  if (card.type === 'flame') return <Flame />;
-  if (card.type === 'blank') return null;
-  return <DataCard type={card.type} />;
-}
 
 interface GridProps {
   layout: Layout;
@@ -223,35 +66,38 @@ class Grid extends Component<GridProps> {
   render() {
     return (
       <div class="grid-stack" ref={this.host}>
-        {this.props.layout.cards.map((card) => (
-          <div
-            key={card.id}
-            class="grid-stack-item"
-            gs-id={card.id}
-            gs-x={card.x}
-            gs-y={card.y}
-            gs-w={card.w}
-            gs-h={card.h}
-            data-card={card.type}
-          >
-            <section class={`grid-stack-item-content card card-${card.type}`} aria-label={titles[card.type]}>
-              <header class="card-head">
-                <h2>{titles[card.type]}</h2>
-                <button
-                  type="button"
-                  class="ghost small card-remove"
-                  aria-label={`Remove ${titles[card.type]} card`}
-                  onClick={() => this.props.onRemove(card.id)}
-                >
-                  <Icon name="x" size={14} />
-                </button>
-              </header>
-              <div class="card-body">
-                <CardBody card={card} />
-              </div>
-            </section>
-          </div>
-        ))}
+        {this.props.layout.cards.map((card) => {
+          const title = cardTitle(card, titles[card.type]);
+          return (
+            <div
+              key={card.id}
+              class="grid-stack-item"
+              gs-id={card.id}
+              gs-x={card.x}
+              gs-y={card.y}
+              gs-w={card.w}
+              gs-h={card.h}
+              data-card={card.type}
+            >
+              <section class={`grid-stack-item-content card card-${card.type}`} aria-label={title}>
+                <header class="card-head">
+                  <h2>{title}</h2>
+                  <button
+                    type="button"
+                    class="ghost small card-remove"
+                    aria-label={`Remove ${title} card`}
+                    onClick={() => this.props.onRemove(card.id)}
+                  >
+                    <Icon name="x" size={14} />
+                  </button>
+                </header>
+                <div class="card-body">
+                  <CardContent card={card} />
+                </div>
+              </section>
+            </div>
+          );
+        })}
       </div>
     );
   }

@@ -1,5 +1,6 @@
 // Knowledge: spaces; each space's page tree (drag a page before, after or into another); a page's Markdown, viewed
-// and edited; projects with their tasks and linked references.
+// and edited; projects with their tasks and linked references; the documents captured into the space. Every kind
+// search finds opens here by its address: /knowledge/{space,page,doc,project,task,resource,ref}/:id.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, ok } from '../client.ts';
@@ -7,13 +8,73 @@ import { AppLink } from '../components/AppLink.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { ago, markdown } from '../lib.ts';
 import { failed, navigate, path, toast } from '../state.ts';
-import type { Page, PageNode, Project, Ref, Space, Task } from '../types.ts';
+import type { Page, PageNode, Project, Ref, Resource, SourceDoc, Space, Task } from '../types.ts';
+import { DocumentList, DocumentView, RefView, ResourceView } from './KnowledgeItems.tsx';
 
-function route(current: string): { spaceId?: string; pageId?: string } {
+const kinds = ['space', 'page', 'doc', 'project', 'task', 'resource', 'ref'] as const;
+type Kind = (typeof kinds)[number];
+type Tab = 'pages' | 'projects' | 'documents';
+
+function route(current: string): { kind?: Kind; id?: string } {
   const [, , kind, id] = current.split('/');
-  if (kind === 'space') return { spaceId: id };
-  if (kind === 'page') return { pageId: id };
-  return {};
+  return (kinds as readonly string[]).includes(kind) && id ? { kind: kind as Kind, id } : {};
+}
+
+const tabs: [Tab, string][] = [
+  ['pages', 'Pages'],
+  ['projects', 'Projects'],
+  ['documents', 'Documents'],
+];
+
+/** What the main panel shows besides a tab's own content: something opened by its address. */
+type Opened =
+  | { kind: 'doc'; doc: SourceDoc }
+  | { kind: 'resource'; resource: Resource }
+  | { kind: 'ref'; reference: Ref };
+
+/** What an address names: the space it lives in, the tab it belongs to, and what to open or focus there. */
+interface Target {
+  spaceId?: string;
+  tab?: Tab;
+  page?: Page;
+  opened?: Opened;
+  focus?: Focus;
+}
+
+async function open(kind: Kind, id: string): Promise<Target> {
+  const params = { params: { path: { id } } };
+  switch (kind) {
+    case 'space':
+      return { spaceId: id };
+    case 'page': {
+      const page = await ok(api.GET('/api/pages/{id}', params));
+      return { spaceId: page.space_id, tab: 'pages', page };
+    }
+    case 'doc': {
+      const doc = await ok(api.GET('/api/source-docs/{id}', params));
+      return { spaceId: doc.space_id, tab: 'documents', opened: { kind, doc } };
+    }
+    case 'project': {
+      const project = await ok(api.GET('/api/projects/{id}', params));
+      return { spaceId: project.space_id, tab: 'projects', focus: { project: project.id } };
+    }
+    case 'task': {
+      const task = await ok(api.GET('/api/tasks/{id}', params));
+      return {
+        spaceId: task.space_id,
+        tab: 'projects',
+        focus: { project: task.project_id, task: task.id },
+      };
+    }
+    case 'resource': {
+      const resource = await ok(api.GET('/api/resources/{id}', params));
+      return { spaceId: resource.space_id, opened: { kind, resource } };
+    }
+    case 'ref': {
+      const reference = await ok(api.GET('/api/refs/{id}', params));
+      return { spaceId: reference.space_id, opened: { kind, reference } };
+    }
+  }
 }
 
 type Drop = 'before' | 'after' | 'into';
@@ -163,9 +224,14 @@ function PageView({ page, onSaved }: { page: Page; onSaved: (page: Page) => void
 
 const taskStates: Task['status'][] = ['todo', 'doing', 'done', 'cancelled'];
 
-function Projects({ space }: { space: Space }) {
+interface Focus {
+  project?: string;
+  task?: string;
+}
+
+function Projects({ space, focus }: { space: Space; focus: Focus }) {
   const projects = useSignal<Project[]>([]);
-  const selected = useSignal<string | null>(null);
+  const selected = useSignal<string | null>(focus.project ?? null);
   const links = useSignal<{ tasks: Task[]; refs: Ref[] } | null>(null);
   const name = useSignal('');
   const taskTitle = useSignal('');
@@ -184,9 +250,13 @@ function Projects({ space }: { space: Space }) {
     links.value = await ok(api.GET('/api/projects/{id}/links', { params: { path: { id: selected.value } } }));
   }
   useEffect(() => {
-    selected.value = null;
+    selected.value = focus.project ?? null;
     load().catch(failed);
-  }, [space.id]);
+  }, [space.id, focus.project]);
+  useEffect(() => {
+    // A task opened by its address is brought into view once its project's tasks are shown.
+    if (focus.task) document.getElementById(`task-${focus.task}`)?.scrollIntoView({ block: 'center' });
+  }, [focus.task, links.value]);
   useEffect(() => {
     loadLinks().catch(failed);
   }, [selected.value]);
@@ -260,7 +330,12 @@ function Projects({ space }: { space: Space }) {
           <table>
             <tbody>
               {links.value?.tasks.map((task) => (
-                <tr key={task.id}>
+                <tr
+                  key={task.id}
+                  id={`task-${task.id}`}
+                  class={task.id === focus.task ? 'focused' : ''}
+                  aria-current={task.id === focus.task ? 'true' : undefined}
+                >
                   <td class={task.status === 'done' ? 'done' : ''}>{task.title}</td>
                   <td>{task.due_at ? `due ${ago(task.due_at)}` : ''}</td>
                   <td>
@@ -324,7 +399,9 @@ export default function Knowledge() {
   const spaceId = useSignal<string | null>(null);
   const tree = useSignal<PageNode[]>([]);
   const page = useSignal<Page | null>(null);
-  const tab = useSignal<'pages' | 'projects'>('pages');
+  const tab = useSignal<Tab>('pages');
+  const opened = useSignal<Opened | null>(null);
+  const focus = useSignal<Focus>({});
   const newSpace = useSignal('');
   const newPage = useSignal('');
   const at = route(path.value);
@@ -344,17 +421,16 @@ export default function Knowledge() {
   }, []);
   useEffect(() => {
     (async () => {
-      if (at.pageId) {
-        const loaded = await ok(api.GET('/api/pages/{id}', { params: { path: { id: at.pageId } } }));
-        page.value = loaded;
-        spaceId.value = loaded.space_id;
-        tab.value = 'pages';
-      } else {
-        page.value = null;
-        spaceId.value = at.spaceId ?? spaceId.value ?? spaces.value[0]?.id ?? null;
-      }
+      const found: Target = at.kind && at.id ? await open(at.kind, at.id) : {};
+      // A space made since the list was read (by an agent, in another tab) is listed before it is shown.
+      if (found.spaceId && !spaces.value.some((s) => s.id === found.spaceId)) await loadSpaces();
+      page.value = found.page ?? null;
+      opened.value = found.opened ?? null;
+      focus.value = found.focus ?? {};
+      if (found.tab) tab.value = found.tab;
+      spaceId.value = found.spaceId ?? spaceId.value ?? spaces.value[0]?.id ?? null;
     })().catch(failed);
-  }, [at.pageId, at.spaceId]);
+  }, [at.kind, at.id]);
   useEffect(() => {
     if (!spaceId.value && spaces.value[0]) spaceId.value = spaces.value[0].id;
   }, [spaces.value]);
@@ -391,27 +467,27 @@ export default function Knowledge() {
   }
 
   const space = spaces.value.find((s) => s.id === spaceId.value);
+  const doc = opened.value?.kind === 'doc' ? opened.value.doc : undefined;
+  const item = opened.value?.kind === 'resource' || opened.value?.kind === 'ref' ? opened.value : undefined;
   return (
     <div class="knowledge">
       <div class="page-head">
         <h1>Knowledge</h1>
         <div class="tabs" role="tablist">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab.value === 'pages'}
-            onClick={() => (tab.value = 'pages')}
-          >
-            Pages
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab.value === 'projects'}
-            onClick={() => (tab.value = 'projects')}
-          >
-            Projects
-          </button>
+          {tabs.map(([name, label]) => (
+            <button
+              key={name}
+              type="button"
+              role="tab"
+              aria-selected={tab.value === name}
+              onClick={() => {
+                tab.value = name;
+                opened.value = null;
+              }}
+            >
+              {label}
+            </button>
+          ))}
         </div>
       </div>
       <div class="knowledge-grid">
@@ -457,11 +533,28 @@ export default function Knowledge() {
               </form>
             </>
           )}
+          {tab.value === 'documents' && space && (
+            <>
+              <h2 class="section">Documents</h2>
+              <DocumentList spaceId={space.id} selected={doc?.id} />
+            </>
+          )}
         </aside>
         <section class="knowledge-main">
           {!space && <div class="panel muted empty">Create a space to start writing.</div>}
-          {space && tab.value === 'projects' && <Projects space={space} />}
-          {space && tab.value === 'pages' && page.value && (
+          {space && item?.kind === 'resource' && <ResourceView resource={item.resource} />}
+          {space && item?.kind === 'ref' && <RefView reference={item.reference} />}
+          {space && !item && tab.value === 'projects' && <Projects space={space} focus={focus.value} />}
+          {space && !item && tab.value === 'documents' && doc && <DocumentView doc={doc} />}
+          {space && !item && tab.value === 'documents' && !doc && (
+            <div class="panel">
+              <h2>{space.name}</h2>
+              <p class="muted">
+                Captured links and uploaded files of this space. Pick one on the left to read it.
+              </p>
+            </div>
+          )}
+          {space && !item && tab.value === 'pages' && page.value && (
             <PageView
               page={page.value}
               onSaved={(saved) => {
@@ -470,7 +563,7 @@ export default function Knowledge() {
               }}
             />
           )}
-          {space && tab.value === 'pages' && !page.value && (
+          {space && !item && tab.value === 'pages' && !page.value && (
             <div class="panel">
               <h2>{space.name}</h2>
               <p class="muted">{space.description || 'Pick a page on the left, or create one.'}</p>
