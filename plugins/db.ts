@@ -2,7 +2,14 @@
 // restart, pg_terminate_backend, network blip) is logged; postgres.js opens a new one for the next query.
 // A watch pings the database every second on a connection of its own: while it goes unanswered (server stopped,
 // restarting or frozen) API requests answer 503 DATABASE_UNAVAILABLE at once instead of queueing behind a pool
-// that cannot connect, and /api/readyz says not ready within its own short timeout.
+// that cannot connect, and /api/readyz says not ready, and why, within its own short timeout.
+//
+// The server's statement_timeout cannot end a query on a server that is frozen (its processes stopped, the
+// sockets still open): nothing would answer, and every request holding a connection would wait for the kernel to
+// give up on it. So the bounds are the client's: a connection must be open and ready within connect_timeout, and
+// when the watch's ping goes unanswered the pool's sockets are cut, which fails every query waiting on them
+// (503 DATABASE_UNAVAILABLE, within about 2 s of the freeze). New connections open on demand once it answers.
+import net from 'node:net';
 import fp from 'fastify-plugin';
 import postgres, { type ISql, type Sql } from 'postgres';
 import { hubError } from '../lib/errors.ts';
@@ -17,6 +24,55 @@ export interface DbLogger {
 }
 
 const ending = new WeakSet<Sql>();
+/** Each pool's open sockets, so that a database which stopped answering can be let go of (cutConnections). */
+const poolSockets = new WeakMap<Sql, PoolSockets>();
+
+/** What postgres.js hands a custom socket function: the parsed address of the server. */
+interface ServerAddress {
+  host: string[];
+  port: number[];
+  path: string | false;
+}
+
+interface PoolSockets {
+  open(address: ServerAddress): net.Socket;
+  /** Destroys every open socket; answers how many there were. */
+  cut(): number;
+}
+
+/**
+ * The pool's sockets, opened here rather than inside postgres.js so they can be destroyed from outside. They connect
+ * as postgres.js would (a Unix socket path, or the hosts of the URL in turn); postgres.js writes its start-up message
+ * at once, which the socket sends when connected, and its connect_timeout covers the whole way to a ready session.
+ */
+function poolSocketsOf(): PoolSockets {
+  const sockets = new Set<net.Socket>();
+  let next = 0;
+  return {
+    open(address) {
+      const socket = new net.Socket();
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      if (address.path) {
+        socket.connect(address.path);
+      } else {
+        const index = next++ % address.host.length;
+        const host = address.host[index] ?? 'localhost';
+        const port = address.port[index] ?? address.port[0] ?? 5432;
+        // postgres.js names the server in its connection errors from these.
+        Object.assign(socket, { host, port });
+        socket.connect(port, host);
+      }
+      return socket;
+    },
+    cut() {
+      const count = sockets.size;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+      return count;
+    },
+  };
+}
 
 /** Seconds before reconnecting after `attempts` failed connections: 0.1 s more each time, at most 1 s. */
 export function reconnectBackoff(attempts: number): number {
@@ -24,8 +80,12 @@ export function reconnectBackoff(attempts: number): number {
 }
 
 export function createSql(url: string, log: DbLogger, max = 10): Sql {
+  const sockets = poolSocketsOf();
+  // postgres.js takes a socket function (documented, though missing from its types).
+  const socket = { socket: (address: ServerAddress) => sockets.open(address) };
   // No idle timeout: a connection only closes when something went wrong, so every close is worth a line.
   const sql: Sql = postgres(url, {
+    ...socket,
     max,
     // Seconds. A server that is up answers a connect in milliseconds; a stopped or frozen one should fail the
     // request quickly rather than hold it for the driver's default 30 s.
@@ -42,7 +102,16 @@ export function createSql(url: string, log: DbLogger, max = 10): Sql {
     connection: { statement_timeout: 30_000, application_name: 'ops-hub', TimeZone: 'UTC' },
     transform: { undefined: null },
   });
+  poolSockets.set(sql, sockets);
   return sql;
+}
+
+/**
+ * Lets go of every connection of the pool: queries waiting on them fail with CONNECTION_CLOSED (a 503 for a
+ * request) instead of waiting for a server that stopped answering. The pool reconnects on demand.
+ */
+export function cutConnections(sql: Sql): number {
+  return poolSockets.get(sql)?.cut() ?? 0;
 }
 
 /** Ends the pool quietly: these closes are ours, not dropped connections. */
@@ -66,17 +135,29 @@ export async function assertNotSuperuser(sql: Sql, allow: boolean): Promise<void
 export interface DatabaseWatch {
   /** False from the first unanswered ping until the next answered one. */
   up(): boolean;
+  /** Why the last ping went unanswered, and since when; null while the database answers. */
+  problem(): { reason: string; since: Date } | null;
   /** Pings now (or joins the ping under way); false when no answer comes within the watch's timeout. */
   check(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
+export interface WatchOptions {
+  intervalMs?: number;
+  /** How long a ping may go unanswered. */
+  timeoutMs?: number;
+  /** Called when the database stops answering (after an answered ping, or at the first ping). */
+  onDown?: (reason: string, error: Error | null) => void;
+}
+
 /** Pings `url` every `intervalMs` on a connection of its own, each ping given `timeoutMs` to answer. */
-export function watchDatabase(url: string, intervalMs = 1000, timeoutMs = 1000): DatabaseWatch {
+export function watchDatabase(url: string, options: WatchOptions = {}): DatabaseWatch {
+  const { intervalMs = 1000, timeoutMs = 1000, onDown } = options;
   let client: Sql | null = null;
-  let up = true;
+  let problem: { reason: string; since: Date } | null = null;
   let pending: Promise<boolean> | null = null;
   let stopped = false;
+  let lastError: Error | null = null;
 
   const drop = () => {
     // A ping that went unanswered leaves its connection waiting on a server that may never reply: end it so
@@ -95,23 +176,34 @@ export function watchDatabase(url: string, intervalMs = 1000, timeoutMs = 1000):
       connection: { application_name: 'ops-hub-watch' },
     });
     let timer: NodeJS.Timeout | undefined;
-    const answered = await Promise.race([
+    // Readiness is public: the reason names the error's code, never the server's address (the log has it all).
+    const failure = await Promise.race([
       client`select 1`.then(
-        () => true,
-        () => false,
+        () => null,
+        (error: Error & { code?: unknown }) => {
+          lastError = error;
+          return `the ping failed (${typeof error.code === 'string' ? error.code : 'error'})`;
+        },
       ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`no answer to a ping within ${timeoutMs} ms`), timeoutMs);
       }),
     ]);
     clearTimeout(timer);
-    if (!answered) drop();
-    up = answered;
-    return answered;
+    if (failure === null) {
+      problem = null;
+      return true;
+    }
+    drop();
+    const wasUp = problem === null;
+    problem = { reason: failure, since: wasUp ? new Date() : (problem?.since ?? new Date()) };
+    if (wasUp) onDown?.(failure, lastError);
+    lastError = null;
+    return false;
   };
 
   const check = () => {
-    if (stopped) return Promise.resolve(up);
+    if (stopped) return Promise.resolve(problem === null);
     pending ??= ping().finally(() => {
       pending = null;
     });
@@ -121,7 +213,8 @@ export function watchDatabase(url: string, intervalMs = 1000, timeoutMs = 1000):
   const timer = setInterval(() => void check(), intervalMs);
   timer.unref();
   return {
-    up: () => up,
+    up: () => problem === null,
+    problem: () => problem,
     check,
     async stop() {
       stopped = true;
@@ -147,7 +240,17 @@ declare module 'fastify' {
 export default fp<{ sql: Sql; databaseUrl?: string }>(
   async (app, { sql, databaseUrl }) => {
     app.decorate('sql', sql);
-    const watch = databaseUrl ? watchDatabase(databaseUrl) : null;
+    const watch = databaseUrl
+      ? watchDatabase(databaseUrl, {
+          onDown: (reason, error) => {
+            const cut = cutConnections(sql);
+            app.log.warn(
+              { reason, err: error ?? undefined, connections: cut },
+              'the database stopped answering: requests answer 503 and queries waiting on it fail until it is back',
+            );
+          },
+        })
+      : null;
     app.decorate('database', watch);
     if (!watch) return;
     app.addHook('onRequest', async (request) => {

@@ -86,7 +86,13 @@ t.test('first start on a fresh data directory', async (t) => {
   t.comment(`first start to ready: ${hub.readyMs} ms`);
 
   const ready = await api(hub, null, 'GET', '/api/readyz');
-  t.same(ready.body, { status: 'ready', database: true, migrations: { pending: [] }, worker: 'running' });
+  t.same(ready.body, {
+    status: 'ready',
+    database: true,
+    migrations: { pending: [] },
+    worker: 'running',
+    reasons: [],
+  });
 
   const output = hub.child.output();
   t.match(output, `listening on http://127.0.0.1:${new URL(hub.url).port}`, 'prints where it listens');

@@ -187,7 +187,13 @@ t.test('readiness reports pending migrations as not ready', async (t) => {
   const ta = await testApp(t, { worker: true });
   const ready = await ta.anon({ method: 'GET', url: '/api/readyz' });
   t.equal(ready.statusCode, 200);
-  t.same(ready.json(), { status: 'ready', database: true, migrations: { pending: [] }, worker: 'running' });
+  t.same(ready.json(), {
+    status: 'ready',
+    database: true,
+    migrations: { pending: [] },
+    worker: 'running',
+    reasons: [],
+  });
 
   const [{ version }] = await ta.sql<{ version: number }[]>`
     delete from schema_migrations where version = (select max(version) from schema_migrations) returning version`;
@@ -198,5 +204,6 @@ t.test('readiness reports pending migrations as not ready', async (t) => {
     database: true,
     migrations: { pending: [version] },
     worker: 'running',
+    reasons: [`migrations not applied yet: ${version}`],
   });
 });
