@@ -186,7 +186,12 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
         },
       ),
       new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`no answer to a ping within ${timeoutMs} ms`), timeoutMs);
+        // Past the deadline, answers already received are read first (setImmediate runs after I/O): when this
+        // process was busy, or starved of CPU, an answer that came in time must not count as none.
+        timer = setTimeout(
+          () => setImmediate(() => resolve(`no answer to a ping within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       }),
     ]);
     clearTimeout(timer);
