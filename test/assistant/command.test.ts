@@ -205,6 +205,63 @@ t.test(
   },
 );
 
+t.test(
+  'a client that goes away ends its turn at once: the next turn is never refused while the program is reaped',
+  async (t) => {
+    const { ta, dir, base } = await setup(t, 'escape');
+    const helpers: number[] = [];
+    t.teardown(() => {
+      for (const pid of helpers) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    /** Starts a turn and reads its stream until the program's first output; the file it wrote is taken away. */
+    const started = async (message: string) => {
+      const controller = new AbortController();
+      const response = await fetch(`${base}/api/assistant/turn`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message, view: null }),
+        signal: controller.signal,
+      });
+      if (response.status !== 200) return { status: response.status, controller, pid: 0 };
+      const reader = response.body?.getReader();
+      let seen = '';
+      while (!seen.includes('event: message')) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) break;
+        seen += new TextDecoder().decode(chunk.value);
+      }
+      const pid = await pidOf(dir);
+      helpers.push(Number(await readFile(path.join(dir, 'helper-pid'), 'utf8')));
+      await rm(path.join(dir, 'pid'));
+      return { status: response.status, controller, pid };
+    };
+
+    const first = await started('hello');
+    t.equal(first.status, 200);
+    first.controller.abort();
+    t.ok(await gone(first.pid), 'the program is killed when the client disconnects');
+    t.ok(processAlive(helpers[0]), 'while a helper it started still holds its output open');
+
+    const second = await started('again');
+    t.equal(second.status, 200, 'the next turn in the conversation starts: the first ended with its client');
+    second.controller.abort();
+    t.ok(await gone(second.pid));
+
+    const rows = await ta.sql<{ role: string; content: string; interrupted: boolean | null }[]>`
+      select role, content, (metadata->>'interrupted')::boolean as interrupted from messages
+      order by created_at, id`;
+    t.match(rows.slice(0, 2), [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'Thinking…', interrupted: true },
+    ]);
+    t.match(
+      rows[2],
+      { role: 'user', content: 'again' },
+      'the interrupted answer comes before the next question',
+    );
+  },
+);
+
 t.test('a turn that runs past ASSISTANT_TIMEOUT_MS ends with an error and no program left', async (t) => {
   const { dir, base } = await setup(t, 'hang', { ASSISTANT_TIMEOUT_MS: '1500' });
   const result = await turn(base, '/api/assistant/turn', { message: 'hello', view: null });
