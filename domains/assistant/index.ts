@@ -117,7 +117,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   async function history(target: TurnTarget, query: HistoryQuery) {
     const conversation = await findConversationOf(app.sql, target.agent.id, target.spaceId);
     const page = conversation
-      ? await messagesBefore(app.sql, conversation.id, query.limit, query.before)
+      ? await messagesBefore(app.sql, conversation.id, query)
       : { items: [], has_more: false };
     const { id, name, display_name } = target.agent;
     return { conversation_id: conversation?.id ?? null, agent: { id, name, display_name }, ...page };

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp, Uuid } from '../../lib/schemas.ts';
+import { Offset, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const TurnBody = Type.Object(
   {
@@ -14,6 +14,7 @@ export type TurnBody = Static<typeof TurnBody>;
 
 export const HistoryQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: { ...Offset, description: 'How many of the newest (before `before`) to skip' },
   before: Type.Optional({ ...Uuid, description: 'A message id: the page of messages older than it' }),
 });
 export type HistoryQuery = Static<typeof HistoryQuery>;

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { NullableIconRef } from '../../lib/icon-ref.ts';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { NullableTimestamp, Offset, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const serviceStates = ['up', 'down', 'pending', 'unknown'] as const;
 export type ServiceState = (typeof serviceStates)[number];
@@ -133,6 +133,7 @@ export const ServiceGroupsQuery = Type.Object({
 export const HistoryQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time' })),
   limit: Type.Integer({ minimum: 1, maximum: 5000, default: 500 }),
+  offset: Offset,
 });
 
 export const CheckResult = Type.Object({

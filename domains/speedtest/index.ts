@@ -61,7 +61,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const range = rangeOf(request.query);
       const [items, summary] = await Promise.all([
-        listResults(app.sql, range, request.query.limit),
+        listResults(app.sql, range, request.query),
         summarise(app.sql, range),
       ]);
       return { items, summary };
@@ -80,7 +80,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const items = await listResults(app.sql, rangeOf(request.query), request.query.limit);
+      const items = await listResults(app.sql, rangeOf(request.query), request.query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="speedtest-history.csv"')
