@@ -23,12 +23,13 @@ export const DateInput = Type.Union([Type.String({ format: 'date-time' }), Type.
 });
 export const NullableDateInput = Type.Union([DateInput, Type.Null()]);
 
-/** The space a create goes to: required, except for an agent scoped to one space (its space is the default). */
+/** The space a create goes to; without one, a scoped agent's own space, else the default space ("Inbox"). */
 export const CreateSpaceId = Type.Optional(
   Type.String({
     format: 'uuid',
     description:
-      "The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.",
+      'The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space ' +
+      '(made on first use), where captures without a space go too.',
   }),
 );
 

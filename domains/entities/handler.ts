@@ -9,6 +9,7 @@ import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
+import { defaultSpaceId } from '../spaces/inbox.ts';
 import { spaceExists } from '../spaces/store.ts';
 
 /** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
@@ -50,17 +51,19 @@ export function assertReach(ctx: WriteContext, spaceId: string): void {
   if (!agentCanReachSpace(ctx.principal, spaceId)) throw hubError('SPACE_NOT_FOUND');
 }
 
-/** The space a create goes to: required, reachable and existing. */
-export async function requireSpace(
+/**
+ * The space a create goes to: the one it names, which must exist and be in reach, or else the default space ("Inbox",
+ * as for captures). A scoped agent's creates name its space before they get here (withAgentSpace).
+ */
+export async function spaceToCreateIn(
   tx: Db,
   ctx: WriteContext,
   spaceId: string | undefined,
-  what: string,
 ): Promise<string> {
-  if (!spaceId) throw hubError('VALIDATION_FAILED', `${what} needs a space_id`);
-  assertReach(ctx, spaceId);
-  if (!(await spaceExists(tx, spaceId))) throw hubError('SPACE_NOT_FOUND');
-  return spaceId;
+  const id = spaceId ?? (await defaultSpaceId(tx));
+  assertReach(ctx, id);
+  if (spaceId !== undefined && !(await spaceExists(tx, spaceId))) throw hubError('SPACE_NOT_FOUND');
+  return id;
 }
 
 const notFoundCodes = {
