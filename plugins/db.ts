@@ -7,8 +7,9 @@
 // The server's statement_timeout cannot end a query on a server that is frozen (its processes stopped, the
 // sockets still open): nothing would answer, and every request holding a connection would wait for the kernel to
 // give up on it. So the bounds are the client's: a connection must be open and ready within connect_timeout, and
-// when the watch's ping goes unanswered the pool's sockets are cut, which fails every query waiting on them
-// (503 DATABASE_UNAVAILABLE, within about 2 s of the freeze). New connections open on demand once it answers.
+// when two pings in a row go unanswered the pool's sockets are cut, which fails every query waiting on them
+// (503 DATABASE_UNAVAILABLE, about 3 s after the freeze at most). One slow ping (a busy machine) only makes new
+// requests answer 503 until the next one is answered. New connections open on demand once it answers.
 import net from 'node:net';
 import fp from 'fastify-plugin';
 import postgres, { type ISql, type Sql } from 'postgres';
@@ -146,11 +147,17 @@ export interface WatchOptions {
   intervalMs?: number;
   /** How long a ping may go unanswered. */
   timeoutMs?: number;
-  /** Called when the database stops answering (after an answered ping, or at the first ping). */
+  /**
+   * Called when a second ping in a row goes unanswered: the database has stopped answering, not merely slowed for
+   * a moment. (The first unanswered ping already makes `up()` false, and the next ping follows at once.)
+   */
   onDown?: (reason: string, error: Error | null) => void;
 }
 
-/** Pings `url` every `intervalMs` on a connection of its own, each ping given `timeoutMs` to answer. */
+/**
+ * Pings `url` every `intervalMs` on a connection of its own, each ping given `timeoutMs` to answer; after an
+ * unanswered one, again at once.
+ */
 export function watchDatabase(url: string, options: WatchOptions = {}): DatabaseWatch {
   const { intervalMs = 1000, timeoutMs = 1000, onDown } = options;
   let client: Sql | null = null;
@@ -158,6 +165,8 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
   let pending: Promise<boolean> | null = null;
   let stopped = false;
   let lastError: Error | null = null;
+  /** Unanswered pings in a row. */
+  let misses = 0;
 
   const drop = () => {
     // A ping that went unanswered leaves its connection waiting on a server that may never reply: end it so
@@ -197,13 +206,16 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
     clearTimeout(timer);
     if (failure === null) {
       problem = null;
+      misses = 0;
       return true;
     }
     drop();
-    const wasUp = problem === null;
-    problem = { reason: failure, since: wasUp ? new Date() : (problem?.since ?? new Date()) };
-    if (wasUp) onDown?.(failure, lastError);
+    misses += 1;
+    problem = { reason: failure, since: problem?.since ?? new Date() };
+    if (misses === 2) onDown?.(failure, lastError);
     lastError = null;
+    // A first miss is confirmed (or not) at once rather than at the next tick.
+    if (misses === 1) setImmediate(() => void check());
     return false;
   };
 
