@@ -8,8 +8,9 @@
 // sockets still open): nothing would answer, and every request holding a connection would wait for the kernel to
 // give up on it. So the bounds are the client's: a connection must be open and ready within connect_timeout, and
 // when two pings in a row go unanswered the pool's sockets are cut, which fails every query waiting on them
-// (503 DATABASE_UNAVAILABLE, about 3 s after the freeze at most). One slow ping (a busy machine) only makes new
-// requests answer 503 until the next one is answered. New connections open on demand once it answers.
+// (503 DATABASE_UNAVAILABLE, about 3 s after the freeze at most), and no new connection is tried (queries needing
+// one fail at once) until a ping is answered again. One slow ping (a busy machine) only makes new requests answer
+// 503 until the next one is answered.
 import net from 'node:net';
 import fp from 'fastify-plugin';
 import postgres, { type ISql, type Sql } from 'postgres';
@@ -37,8 +38,9 @@ interface ServerAddress {
 
 interface PoolSockets {
   open(address: ServerAddress): net.Socket;
-  /** Destroys every open socket; answers how many there were. */
+  /** Destroys every open socket and refuses new ones until `resume`; answers how many there were. */
   cut(): number;
+  resume(): void;
 }
 
 /**
@@ -49,9 +51,19 @@ interface PoolSockets {
 function poolSocketsOf(): PoolSockets {
   const sockets = new Set<net.Socket>();
   let next = 0;
+  let held = false;
   return {
     open(address) {
       const socket = new net.Socket();
+      if (held) {
+        // The database is not answering: a new connection would only wait out connect_timeout. It fails at once
+        // (after postgres.js has attached its listeners), as a server that refuses connections does.
+        const refused = Object.assign(new Error('the database is not answering; no connection is opened'), {
+          code: 'ECONNREFUSED',
+        });
+        setImmediate(() => socket.destroy(refused));
+        return socket;
+      }
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
       if (address.path) {
@@ -67,10 +79,14 @@ function poolSocketsOf(): PoolSockets {
       return socket;
     },
     cut() {
+      held = true;
       const count = sockets.size;
       for (const socket of sockets) socket.destroy();
       sockets.clear();
       return count;
+    },
+    resume() {
+      held = false;
     },
   };
 }
@@ -109,10 +125,16 @@ export function createSql(url: string, log: DbLogger, max = 10): Sql {
 
 /**
  * Lets go of every connection of the pool: queries waiting on them fail with CONNECTION_CLOSED (a 503 for a
- * request) instead of waiting for a server that stopped answering. The pool reconnects on demand.
+ * request) instead of waiting for a server that stopped answering, and so do queries that would need a new
+ * connection, at once, until resumeConnections.
  */
 export function cutConnections(sql: Sql): number {
   return poolSockets.get(sql)?.cut() ?? 0;
+}
+
+/** The pool opens connections again (on demand), after cutConnections. */
+export function resumeConnections(sql: Sql): void {
+  poolSockets.get(sql)?.resume();
 }
 
 /** Ends the pool quietly: these closes are ours, not dropped connections. */
@@ -152,14 +174,20 @@ export interface WatchOptions {
    * a moment. (The first unanswered ping already makes `up()` false, and the next ping follows at once.)
    */
   onDown?: (reason: string, error: Error | null) => void;
+  /** Called when a ping is answered again after onDown. */
+  onUp?: () => void;
 }
+
+/** Unanswered pings in a row after which the watch's connection is replaced: a socket may hang for good. */
+const replaceAfterMisses = 5;
 
 /**
  * Pings `url` every `intervalMs` on a connection of its own, each ping given `timeoutMs` to answer; after an
- * unanswered one, again at once.
+ * unanswered one, again at once. The connection itself may take longer to open (a busy machine forks a server
+ * process slowly): a ping waits for it, and counts as unanswered meanwhile.
  */
 export function watchDatabase(url: string, options: WatchOptions = {}): DatabaseWatch {
-  const { intervalMs = 1000, timeoutMs = 1000, onDown } = options;
+  const { intervalMs = 1000, timeoutMs = 1000, onDown, onUp } = options;
   let client: Sql | null = null;
   let problem: { reason: string; since: Date } | null = null;
   let pending: Promise<boolean> | null = null;
@@ -168,9 +196,7 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
   /** Unanswered pings in a row. */
   let misses = 0;
 
-  const drop = () => {
-    // A ping that went unanswered leaves its connection waiting on a server that may never reply: end it so
-    // the next ping starts afresh.
+  const replace = () => {
     client?.end({ timeout: 0 }).catch(() => undefined);
     client = null;
   };
@@ -178,7 +204,7 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
   const ping = async (): Promise<boolean> => {
     client ??= postgres(url, {
       max: 1,
-      connect_timeout: timeoutMs / 1000,
+      connect_timeout: Math.max(5, (2 * timeoutMs) / 1000),
       idle_timeout: 0,
       backoff: reconnectBackoff,
       onnotice: () => undefined,
@@ -205,16 +231,19 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
     ]);
     clearTimeout(timer);
     if (failure === null) {
+      if (misses >= 2) onUp?.();
       problem = null;
       misses = 0;
       return true;
     }
-    drop();
     misses += 1;
     problem = { reason: failure, since: problem?.since ?? new Date() };
     if (misses === 2) onDown?.(failure, lastError);
     lastError = null;
-    // A first miss is confirmed (or not) at once rather than at the next tick.
+    // A server that went away without closing the socket would never answer on it: start afresh now and then.
+    if (misses % replaceAfterMisses === 0) replace();
+    // A first miss is confirmed (or not) at once rather than at the next tick, on the same connection: an answer
+    // that is merely late answers both.
     if (misses === 1) setImmediate(() => void check());
     return false;
   };
@@ -265,6 +294,10 @@ export default fp<{ sql: Sql; databaseUrl?: string }>(
               { reason, err: error ?? undefined, connections: cut },
               'the database stopped answering: requests answer 503 and queries waiting on it fail until it is back',
             );
+          },
+          onUp: () => {
+            resumeConnections(sql);
+            app.log.info('the database answers again');
           },
         })
       : null;

@@ -6,7 +6,14 @@ import Fastify from 'fastify';
 import postgres from 'postgres';
 import t from 'tap';
 import { listMigrations, migrate } from '../../lib/migrate.ts';
-import { createSql, cutConnections, endSql, type Sql, watchDatabase } from '../../plugins/db.ts';
+import {
+  createSql,
+  cutConnections,
+  endSql,
+  resumeConnections,
+  type Sql,
+  watchDatabase,
+} from '../../plugins/db.ts';
 import errors, { mapDatabaseError } from '../../plugins/errors.ts';
 import { testApp, testDatabase } from '../helpers/app.ts';
 import { readClusterState, withDatabase } from '../helpers/cluster.ts';
@@ -248,5 +255,13 @@ t.test("cutting a pool's connections fails the queries waiting on them; the pool
   t.ok(cutConnections(sql) >= 1, 'the open connections were cut');
   t.equal(await waiting, 'CONNECTION_CLOSED', 'the waiting query fails at once');
   t.ok(Date.now() - started < 1000, `within ${Date.now() - started} ms`);
-  t.equal((await sql`select 2 as two`)[0].two, 2, 'the next query opens a new connection');
+  const refusedAt = Date.now();
+  const refused = await sql`select 2`.then(
+    () => 'answered',
+    (error: { code?: string }) => error.code,
+  );
+  t.equal(refused, 'ECONNREFUSED', 'a query needing a new connection fails at once while cut');
+  t.ok(Date.now() - refusedAt < 1000, `within ${Date.now() - refusedAt} ms, not after connect_timeout`);
+  resumeConnections(sql);
+  t.equal((await sql`select 2 as two`)[0].two, 2, 'once resumed, the next query opens a new connection');
 });
