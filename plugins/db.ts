@@ -1,6 +1,6 @@
 // The database pool: postgres.js with a 30 s statement timeout. A connection dropped while idle (server
 // restart, pg_terminate_backend, network blip) is logged; postgres.js opens a new one for the next query.
-// A watch pings the database every second on a connection of its own: while it goes unanswered (server stopped,
+// A watch pings the database twice a second on a connection of its own: while it goes unanswered (server stopped,
 // restarting or frozen) API requests answer 503 DATABASE_UNAVAILABLE at once instead of queueing behind a pool
 // that cannot connect, and /api/readyz says not ready, and why, within its own short timeout.
 //
@@ -187,7 +187,7 @@ const replaceAfterMisses = 5;
  * process slowly): a ping waits for it, and counts as unanswered meanwhile.
  */
 export function watchDatabase(url: string, options: WatchOptions = {}): DatabaseWatch {
-  const { intervalMs = 1000, timeoutMs = 1000, onDown, onUp } = options;
+  const { intervalMs = 500, timeoutMs = 1000, onDown, onUp } = options;
   let client: Sql | null = null;
   let problem: { reason: string; since: Date } | null = null;
   let pending: Promise<boolean> | null = null;
