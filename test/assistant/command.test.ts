@@ -38,6 +38,25 @@ async function pidOf(dir: string): Promise<number> {
   throw new Error('the program never started');
 }
 
+/** Starts a turn over HTTP and reads its stream until the program's first output, leaving the stream open. */
+async function startTurn(base: string, message: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${base}/api/assistant/turn`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message, view: null }),
+    signal: controller.signal,
+  });
+  const reader = response.status === 200 ? response.body?.getReader() : undefined;
+  let seen = '';
+  while (reader && !seen.includes('event: message')) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    seen += new TextDecoder().decode(chunk.value);
+  }
+  return { status: response.status, controller, seen };
+}
+
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && processAlive(pid); i++) await sleep(25);
   return !processAlive(pid);
@@ -158,21 +177,8 @@ t.test(
   'one turn at a time; a client that goes away kills the program and frees the conversation',
   async (t) => {
     const { ta, dir, base } = await setup(t, 'hang');
-    const controller = new AbortController();
-    const response = await fetch(`${base}/api/assistant/turn`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'hello', view: null }),
-      signal: controller.signal,
-    });
-    t.equal(response.status, 200);
-    const reader = response.body?.getReader();
-    let seen = '';
-    while (!seen.includes('event: message')) {
-      const chunk = await reader?.read();
-      if (!chunk || chunk.done) break;
-      seen += new TextDecoder().decode(chunk.value);
-    }
+    const { status, controller, seen } = await startTurn(base, 'hello');
+    t.equal(status, 200);
     t.match(seen, /^: open\n\n/, 'the stream opens at once');
     t.match(seen, /event: message/, 'the first output arrives while the program runs');
     const pid = await pidOf(dir);
@@ -213,27 +219,14 @@ t.test(
     t.teardown(() => {
       for (const pid of helpers) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
     });
-    /** Starts a turn and reads its stream until the program's first output; the file it wrote is taken away. */
+    /** Starts a turn up to the program's first output; notes its helper and takes away the pid file it wrote. */
     const started = async (message: string) => {
-      const controller = new AbortController();
-      const response = await fetch(`${base}/api/assistant/turn`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ message, view: null }),
-        signal: controller.signal,
-      });
-      if (response.status !== 200) return { status: response.status, controller, pid: 0 };
-      const reader = response.body?.getReader();
-      let seen = '';
-      while (!seen.includes('event: message')) {
-        const chunk = await reader?.read();
-        if (!chunk || chunk.done) break;
-        seen += new TextDecoder().decode(chunk.value);
-      }
+      const { status, controller } = await startTurn(base, message);
+      if (status !== 200) return { status, controller, pid: 0 };
       const pid = await pidOf(dir);
       helpers.push(Number(await readFile(path.join(dir, 'helper-pid'), 'utf8')));
       await rm(path.join(dir, 'pid'));
-      return { status: response.status, controller, pid };
+      return { status, controller, pid };
     };
 
     const first = await started('hello');
