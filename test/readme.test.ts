@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { createAgent, testApp } from './helpers/app.ts';
+import { createAgent, ownerToken, testApp } from './helpers/app.ts';
 import { repoRoot } from './helpers/process.ts';
 
 const run = promisify(execFile);
@@ -253,6 +253,18 @@ t.test("the knowledge section's bodies are the API's, and its examples are taken
   t.ok(sent.length >= 7, `${sent.length} examples sent`);
   const task = await ta.asOwner({ method: 'GET', url: `/api/tasks/${ids.task}` });
   t.match(task.json(), { status: 'done', due_at: '2026-12-20T00:00:00.000Z' }, 'and they did what they say');
+});
+
+t.test("the knowledge section's curl example works as written", async (t) => {
+  const ta = await testApp(t);
+  await ta.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = ta.app.server.address() as { port: number };
+  const example = codeBlocks(section('## Knowledge: spaces, pages, projects, tasks and refs')).find(
+    (code) => code.info === 'sh',
+  );
+  const command = (example?.text ?? 'false').replaceAll('http://localhost:3000', `http://127.0.0.1:${port}`);
+  const { stdout } = await run('bash', ['-c', command], { env: { ...process.env, OWNER_TOKEN: ownerToken } });
+  t.match(JSON.parse(stdout), { name: 'Home lab', description: 'Servers, network and backups' });
 });
 
 t.test('the systemd unit restarts the hub after a crash and lets it stop its database', async (t) => {
