@@ -72,6 +72,9 @@ export interface AppDeps {
   now?: () => Date;
 }
 
+/** How often the server looks for connections past their time limits (Node's default is 30 s). */
+export const connectionsCheckingIntervalMs = 1000;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -97,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: {
       headersTimeout: deps.config.httpHeadersTimeoutMs,
       requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
-      connectionsCheckingInterval: 1000,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs,
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -622,7 +622,9 @@ export function loadConfig(env: Env = environment()): Config {
     documentMaxChars: integer(env, 'DOCUMENT_MAX_CHARS', 500_000, 1000, 5_000_000),
     linkding: linkding(env),
     httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
-    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    // A connection that sends nothing is closed by this limit, checked every second: at most 59 s keeps it
+    // within a minute whatever is configured.
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 59_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
     devicesArpFile: text(env, 'DEVICES_ARP_FILE') ?? '/proc/net/arp',

@@ -136,6 +136,13 @@ async function main(): Promise<void> {
       'VOID_INGEST_ALLOW_PRIVATE is on: outbound fetches may reach private addresses (tests only)',
     );
   }
+  if (config.ingestAllowPrivate) {
+    const listed = config.ingestAllowPrivate.text;
+    app.log.warn(
+      { INGEST_ALLOW_PRIVATE: listed },
+      `INGEST_ALLOW_PRIVATE is set: captures and icon-set URLs may reach these private addresses: ${listed}`,
+    );
+  }
   // Enqueueing needs graphile-worker's schema even when a separate worker process runs the jobs.
   await runMigrations({
     connectionString: databaseUrl,

@@ -29,12 +29,13 @@ export function WebUrl(maxLength: number) {
 
 export const NullableDateInput = Type.Union([DateInput, Type.Null()]);
 
-/** The space a create goes to: required, except for an agent scoped to one space (its space is the default). */
+/** The space a create goes to; without one, a scoped agent's own space, else the default space ("Inbox"). */
 export const CreateSpaceId = Type.Optional(
   Type.String({
     format: 'uuid',
     description:
-      "The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.",
+      'The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space ' +
+      '(made on first use), where captures without a space go too.',
   }),
 );
 
@@ -48,10 +49,15 @@ export function Patch<Fields extends TProperties>(fields: Fields) {
 
 export const maxPageSize = 100;
 
+/**
+ * How many items of a list to skip. PostgreSQL's offset is a 64-bit integer; beyond what a JavaScript number holds
+ * exactly is refused up front. Every list route takes one (test/lists.test.ts holds them to it).
+ */
+export const Offset = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 });
+
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: maxPageSize, default: 50 }),
-  // PostgreSQL's offset is a 64-bit integer; beyond what a JavaScript number holds exactly is refused up front.
-  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+  offset: Offset,
 });
 
 /** A page of items: `{ items, total, limit, offset }`. */

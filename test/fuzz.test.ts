@@ -161,6 +161,9 @@ function sample(raw: Schema | undefined, doc: Document, ids: string[], depth = 0
   if (schema.format === 'date') return '2026-12-05';
   if (schema.format === 'uri' || schema.format === 'url' || schema.format === 'web-url')
     return 'https://example.com/';
+  if (schema.format === 'ipv4') return '192.0.2.10';
+  if (schema.format === 'ipv6') return '2001:db8::10';
+  if (schema.format === 'email') return 'owner@example.com';
   if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test('fuzz')) return undefined;
   return 'fuzz';
 }
@@ -408,4 +411,108 @@ t.test('hostile input to every operation of the OpenAPI document answers below 5
   const read = await ta.asOwner({ method: 'GET', url: `/api/spaces/${created.json().id}` });
   t.equal(read.json().name, 'after the fuzz', 'and reads back');
   t.equal(({} as { polluted?: boolean }).polluted, undefined, 'no prototype was polluted');
+});
+
+/** The body's top-level `*_id` fields pointed at a row of the kind they name, where the test made one. */
+function pointed(value: unknown, idsByKind: Record<string, string>): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, inner]) => {
+      const kind = name === 'parent_id' ? 'page' : name.replace(/_id$/, '');
+      return [name, name.endsWith('_id') && idsByKind[kind] ? idsByKind[kind] : inner];
+    }),
+  );
+}
+
+/** A 400 that says the field is needed: its message names the field, or a body taken with the field is refused. */
+function needs(name: string, full: number, without: { status: number; message: string }): boolean {
+  return without.status === 400 && (full !== 400 || new RegExp(`\\b${name}\\b`).test(without.message));
+}
+
+/** Optional fields whose description says when they are needed after all ("required for an http check"). */
+function conditional(schema: Schema | undefined): boolean {
+  return /\brequired (when|for|with)\b/i.test(String(schema?.description ?? ''));
+}
+
+/** The optional fields of an object schema, less those its description makes conditional. */
+function optionalFields(schema: Schema, doc: Document): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.keys(properties).filter(
+    (name) => !required.has(name) && !conditional(resolve(properties[name], doc)),
+  );
+}
+
+t.test('leaving out a field the document calls optional never makes a request invalid', async (t) => {
+  const ta = await testApp(t, { env: { WEBHOOK_SECRET: webhookSecret } });
+  const space = await createSpace(ta);
+  const made = async (url: string, payload: Record<string, unknown>) =>
+    (await ta.asOwner({ method: 'POST', url, payload })).json().id as string;
+  const idsByKind: Record<string, string> = { space: space.id };
+  idsByKind.project = await made('/api/projects', { space_id: space.id, name: 'p' });
+  idsByKind.page = await made('/api/pages', { space_id: space.id, title: 'p' });
+  idsByKind.ref = await made('/api/refs', { space_id: space.id, source: 'web', external_id: 'r' });
+  idsByKind.resource = await made('/api/resources', { space_id: space.id, name: 'r' });
+  const ids = Object.values(idsByKind);
+  const doc = (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+
+  const problems: string[] = [];
+  let omitted = 0;
+  /** Sends the full sample once, then once without each optional field; records each refusal that names it. */
+  const leaveOut = async (
+    what: string,
+    schema: Schema,
+    send: (body: Record<string, unknown>) => Promise<{ status: number; message: string }>,
+  ) => {
+    const optional = optionalFields(schema, doc);
+    if (optional.length === 0) return;
+    const full = pointed(sample(schema, doc, ids), idsByKind) as Record<string, unknown>;
+    const fullStatus = (await send(full)).status;
+    for (const name of optional) {
+      const { [name]: _left, ...rest } = full;
+      const without = await send(rest);
+      omitted++;
+      if (needs(name, fullStatus, without)) problems.push(`${what} without ${name}: ${without.message}`);
+    }
+  };
+
+  for (const [path, methods] of Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const schema = resolve(operation.requestBody?.content?.['application/json']?.schema, doc);
+      const url = path.replace(/\{[^}]+\}/g, ids[0]);
+      await leaveOut(`${method.toUpperCase()} ${path}`, schema, async (payload) => {
+        const response = await within(
+          ta.asOwner({ method: method.toUpperCase() as 'POST', url, payload }),
+          `${method.toUpperCase()} ${url}`,
+        );
+        const message = response.statusCode === 400 ? String(response.json().message) : '';
+        return { status: response.statusCode, message };
+      });
+    }
+  }
+
+  // The tools: each optional argument left out once.
+  const rpc = (payload: unknown) =>
+    ta.asOwner({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: payload as Record<string, unknown>,
+    });
+  const listed = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  for (const tool of listed.json().result.tools as { name: string; inputSchema: Schema }[]) {
+    await leaveOut(`tool ${tool.name}`, tool.inputSchema, async (args) => {
+      const response = await rpc({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: tool.name, arguments: args },
+      });
+      const result = response.json().result as { isError?: boolean; content?: { text?: string }[] };
+      const text = result?.isError ? String(result.content?.[0]?.text) : '';
+      return { status: /^400 /.test(text) ? 400 : 200, message: text };
+    });
+  }
+  t.ok(omitted > 100, `${omitted} requests each left one optional field out`);
+  t.same(problems, [], 'no optional field is needed after all');
 });

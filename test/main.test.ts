@@ -86,7 +86,13 @@ t.test('first start on a fresh data directory', async (t) => {
   t.comment(`first start to ready: ${hub.readyMs} ms`);
 
   const ready = await api(hub, null, 'GET', '/api/readyz');
-  t.same(ready.body, { status: 'ready', database: true, migrations: { pending: [] }, worker: 'running' });
+  t.same(ready.body, {
+    status: 'ready',
+    database: true,
+    migrations: { pending: [] },
+    worker: 'running',
+    reasons: [],
+  });
 
   const output = hub.child.output();
   t.match(output, `listening on http://127.0.0.1:${new URL(hub.url).port}`, 'prints where it listens');
@@ -171,7 +177,7 @@ t.test('Ctrl-C finishes the request in flight, stops the database and exits 0', 
 });
 
 t.test('a second start reuses the data and keeps the token to itself', async (t) => {
-  hub = await startHub({ DATA_DIR: dataDir });
+  hub = await startHub({ DATA_DIR: dataDir, INGEST_ALLOW_PRIVATE: '192.168.1.0/24, wiki.lan' });
   t.comment(`restart to ready: ${hub.readyMs} ms`);
   const spaces = await api<{ items: { name: string }[] }>(hub, token, 'GET', '/api/spaces');
   t.equal(spaces.status, 200);
@@ -183,6 +189,11 @@ t.test('a second start reuses the data and keeps the token to itself', async (t)
   t.notOk(hub.child.output().includes(token), 'the token is not printed again');
   t.notMatch(hub.child.output(), /owner token was generated/);
   t.equal((await readFile(path.join(dataDir, 'owner-token'), 'utf8')).trim(), token);
+  t.match(
+    hub.child.output(),
+    /"level":40,[^\n]*INGEST_ALLOW_PRIVATE is set: captures and icon-set URLs may reach these private addresses: 192\.168\.1\.0\/24, wiki\.lan/,
+    'the private addresses opened to outbound fetches are logged at start',
+  );
 });
 
 t.test('after a hard kill the next start stops the leftover database and works', async (t) => {

@@ -194,8 +194,8 @@ t.test('the document tells the truth about bodies, statuses and required fields'
   });
   t.equal(mcp.statusCode, 406, 'and sent');
 
-  // space_id on creates: optional in the schema because a space-scoped agent's creates default to its space; the
-  // owner must name it, and the document says so where it marks the field optional.
+  // space_id on creates: optional, and the document says what stands in for it: a space-scoped agent's own space,
+  // else the "Inbox" space, as for captures.
   for (const path of ['/api/pages', '/api/projects', '/api/refs', '/api/resources', '/api/source-docs']) {
     const body = doc.paths[path].post.requestBody?.content?.['application/json']?.schema as {
       properties: Record<string, { description?: string }>;
@@ -204,12 +204,14 @@ t.test('the document tells the truth about bodies, statuses and required fields'
     t.notOk(body.required?.includes('space_id'), `${path}: space_id is optional in the document`);
     t.match(
       body.properties.space_id.description,
-      /Required .*except for an agent scoped/,
-      `${path}: and when`,
+      /Default: for an agent scoped to one space, its space; otherwise the "Inbox" space/,
+      `${path}: and what stands in for it`,
     );
   }
   const withoutSpace = await ta.asOwner({ method: 'POST', url: '/api/pages', payload: { title: 'nowhere' } });
-  t.equal(withoutSpace.statusCode, 400, 'the owner without space_id: 400, as documented');
+  t.equal(withoutSpace.statusCode, 201, 'the owner without space_id: created, as documented');
+  const inbox = await ta.sql`select name from spaces where id = ${withoutSpace.json().space_id}`;
+  t.equal(inbox[0]?.name, 'Inbox', 'in the Inbox space');
 
   const task = doc.paths['/api/tasks'].post.requestBody?.content?.['application/json']?.schema as {
     properties: { due_at: unknown };

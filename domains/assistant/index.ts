@@ -23,7 +23,15 @@ import {
   findAgentWithCapability,
 } from '../agents/turn-token.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
-import { AssistantSettings, CompanionBody, History, HistoryQuery, Message, TurnBody } from './schema.ts';
+import {
+  AssistantSettings,
+  AssistantSettingsWrite,
+  CompanionBody,
+  History,
+  HistoryQuery,
+  Message,
+  TurnBody,
+} from './schema.ts';
 import { assistantSetting } from './setting.ts';
 import { findConversationOf, findSpaceCompanion, messagesBefore, setSpaceCompanion } from './store.ts';
 import { runTurn, type TurnTarget } from './turn.ts';
@@ -109,7 +117,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   async function history(target: TurnTarget, query: HistoryQuery) {
     const conversation = await findConversationOf(app.sql, target.agent.id, target.spaceId);
     const page = conversation
-      ? await messagesBefore(app.sql, conversation.id, query.limit, query.before)
+      ? await messagesBefore(app.sql, conversation.id, query)
       : { items: [], has_more: false };
     const { id, name, display_name } = target.agent;
     return { conversation_id: conversation?.id ?? null, agent: { id, name, display_name }, ...page };
@@ -212,8 +220,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Change the assistant settings',
-        description: 'avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour.',
-        body: AssistantSettings,
+        description:
+          'avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour. agent_id and ' +
+          'infra_agent_id may be left out: they keep their values.',
+        body: AssistantSettingsWrite,
         response: { 200: AssistantSettings, ...errors(400, 401, 403, 404) },
       },
     },
@@ -222,7 +232,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         const id = request.body[field];
         if (id && !(await findAgent(app.sql, id))) throw hubError('AGENT_NOT_FOUND', id);
       }
-      return (await writeSetting(app.sql, assistantSetting, request.body)).value as AssistantSettings;
+      const current = await readSetting(app.sql, assistantSetting);
+      const next = { ...current, ...request.body };
+      return (await writeSetting(app.sql, assistantSetting, next)).value as AssistantSettings;
     },
   );
 };

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp, Uuid } from '../../lib/schemas.ts';
+import { Offset, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const TurnBody = Type.Object(
   {
@@ -14,6 +14,7 @@ export type TurnBody = Static<typeof TurnBody>;
 
 export const HistoryQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: { ...Offset, description: 'How many of the newest (before `before`) to skip' },
   before: Type.Optional({ ...Uuid, description: 'A message id: the page of messages older than it' }),
 });
 export type HistoryQuery = Static<typeof HistoryQuery>;
@@ -51,25 +52,43 @@ const iconRefOrEmoji = Type.Union([
   Type.Null(),
 ]);
 
+/** The four settings the interface specification names. */
+const specSettings = {
+  avatar: iconRefOrEmoji,
+  accent: Type.String({ pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' }),
+  persona: Type.String({
+    maxLength: 20_000,
+    description: 'The global assistant’s persona; empty: its agent’s own',
+  }),
+  voiceMode: Type.Union([Type.Literal('off'), Type.Literal('push-to-talk'), Type.Literal('hands-free')]),
+};
+
+/** The hub's own additions: which agents the assistant runs as. */
+const hubSettings = {
+  agent_id: Type.Union([Uuid, Type.Null()], {
+    description: 'The agent of the global assistant and of companions; null: the built-in "assistant"',
+  }),
+  infra_agent_id: Type.Union([Uuid, Type.Null()], {
+    description: 'The infrastructure agent; null: the first agent holding the infra capability',
+  }),
+};
+
 export const AssistantSettings = Type.Object(
-  {
-    avatar: iconRefOrEmoji,
-    accent: Type.String({ pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' }),
-    persona: Type.String({
-      maxLength: 20_000,
-      description: 'The global assistant’s persona; empty: its agent’s own',
-    }),
-    voiceMode: Type.Union([Type.Literal('off'), Type.Literal('push-to-talk'), Type.Literal('hands-free')]),
-    agent_id: Type.Union([Uuid, Type.Null()], {
-      description: 'The agent of the global assistant and of companions; null: the built-in "assistant"',
-    }),
-    infra_agent_id: Type.Union([Uuid, Type.Null()], {
-      description: 'The infrastructure agent; null: the first agent holding the infra capability',
-    }),
-  },
+  { ...specSettings, ...hubSettings },
   { additionalProperties: false },
 );
 export type AssistantSettings = Static<typeof AssistantSettings>;
+
+/** A write: the spec's four settings, and the hub's own only when they change (absent ones are kept). */
+export const AssistantSettingsWrite = Type.Object(
+  {
+    ...specSettings,
+    agent_id: Type.Optional(hubSettings.agent_id),
+    infra_agent_id: Type.Optional(hubSettings.infra_agent_id),
+  },
+  { additionalProperties: false },
+);
+export type AssistantSettingsWrite = Static<typeof AssistantSettingsWrite>;
 
 export const CompanionBody = Type.Object(
   { agent_id: Type.Union([Uuid, Type.Null()], { description: 'null: the assistant settings’ agent' }) },

@@ -163,15 +163,15 @@ export async function releaseTurn(sql: Db, id: string): Promise<void> {
 export async function messagesBefore(
   sql: Db,
   conversationId: string,
-  limit: number,
-  before: string | undefined,
+  page: { limit: number; offset: number; before?: string },
 ): Promise<{ items: MessageRow[]; has_more: boolean }> {
+  const { limit, offset, before } = page;
   const older = before
     ? sql`and (created_at, id) < (select created_at, id from messages where id = ${before})`
     : sql``;
   const rows = await sql<MessageRow[]>`
     select ${sql(messageColumns)} from messages where conversation_id = ${conversationId} ${older}
-    order by created_at desc, id desc limit ${limit + 1}`;
+    order by created_at desc, id desc limit ${limit + 1} offset ${offset}`;
   return { items: rows.slice(0, limit).reverse(), has_more: rows.length > limit };
 }
 

@@ -1,6 +1,8 @@
 // One assistant turn: claim the conversation (one turn at a time), store the owner's message, mint a turn token,
 // run the runner and stream its events as SSE (message, tool_call, tool_result, draft, usage, error, done), then store
 // the assistant's message with the tools it called, record the usage, revoke the token and release the conversation.
+// A turn ends when its client goes away: the runner is told to stop (its program is killed) but not waited for, since
+// a program can take its time to be reaped, or leave its output held open by something it started.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { openEventStream } from '../../lib/sse.ts';
@@ -17,6 +19,40 @@ export interface TurnTarget {
   agent: AgentRow;
   spaceId: string | null;
   persona: string;
+}
+
+/**
+ * Turns whose client went away and that are recording what was said before they release their conversation, by
+ * conversation, per app. A next turn in that conversation waits for this rather than being refused as in progress.
+ */
+const wrappingUp = new WeakMap<FastifyInstance, Map<string, Promise<void>>>();
+
+/** The runner's events until `signal` aborts; then at once, leaving the runner to stop in the background. */
+async function* untilAborted<T>(events: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = events[Symbol.asyncIterator]();
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === 'aborted' || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Not awaited: a runner that is still stopping must not hold the turn.
+    iterator.return?.().catch(() => undefined);
+  }
+}
+
+/** Claims the conversation; a turn that lost its client and is wrapping up is waited for, not reported busy. */
+async function claim(app: FastifyInstance, conversationId: string, staleAfterMs: number): Promise<boolean> {
+  if (await claimTurn(app.sql, conversationId, staleAfterMs)) return true;
+  const ending = wrappingUp.get(app)?.get(conversationId);
+  if (!ending) return false;
+  await ending;
+  return claimTurn(app.sql, conversationId, staleAfterMs);
 }
 
 /** Where a runner on this machine reaches the hub's tool protocol. */
@@ -98,16 +134,27 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
   if (!config || !runner) throw hubError('ASSISTANT_NOT_CONFIGURED');
   const sql = app.sql;
   const conversation = await conversationOf(sql, target.agent.id, target.spaceId);
-  if (!(await claimTurn(sql, conversation.id, config.timeoutMs + 60_000))) {
+  if (!(await claim(app, conversation.id, config.timeoutMs + 60_000))) {
     throw hubError('TURN_IN_PROGRESS');
   }
   let tokenId: string | null = null;
   let finished = false;
+  let wrappedUp: () => void = () => undefined;
+  const wrapUp = new Promise<void>((resolve) => {
+    wrappedUp = resolve;
+  });
+  const ending = wrappingUp.get(app) ?? new Map<string, Promise<void>>();
+  wrappingUp.set(app, ending);
   const finish = async () => {
     if (finished) return;
     finished = true;
-    if (tokenId) await revokeTurnToken(sql, tokenId);
-    await releaseTurn(sql, conversation.id);
+    try {
+      if (tokenId) await revokeTurnToken(sql, tokenId);
+      await releaseTurn(sql, conversation.id);
+    } finally {
+      if (ending.get(conversation.id) === wrapUp) ending.delete(conversation.id);
+      wrappedUp();
+    }
   };
   try {
     const history = (await recentMessages(sql, conversation.id, config.historyMessages))
@@ -127,6 +174,7 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
     tokenId = turnToken.id;
 
     const stream = openEventStream(reply);
+    stream.signal.addEventListener('abort', () => ending.set(conversation.id, wrapUp), { once: true });
     const started = Date.now();
     let text = '';
     let ok = true;
@@ -135,7 +183,7 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
       [];
     const drafts: string[] = [];
     try {
-      for await (const event of runner({
+      const events = runner({
         prompt: promptOf(target, body, history),
         system: systemOf(target, body),
         history,
@@ -144,7 +192,8 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
         token: turnToken.token,
         signal: stream.signal,
         tools: toolsAs(app, turnToken.token),
-      })) {
+      });
+      for await (const event of untilAborted(events, stream.signal)) {
         if (event.type === 'message') {
           text += event.text;
           stream.send('message', { text: event.text });

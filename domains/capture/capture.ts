@@ -6,16 +6,10 @@ import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { defaultSpaceId } from '../spaces/inbox.ts';
 import { type CaptureTask, captureOrigin, taskFor } from './routing.ts';
 import type { CaptureAccepted, IngestPayload } from './schema.ts';
-import {
-  type CaptureRow,
-  defaultSpaceId,
-  findCaptureByKey,
-  insertCapture,
-  setCaptureJob,
-  spaceExists,
-} from './store.ts';
+import { type CaptureRow, findCaptureByKey, insertCapture, setCaptureJob, spaceExists } from './store.ts';
 
 export interface CaptureRequest {
   /** Already checked with checkCaptureUrl. */

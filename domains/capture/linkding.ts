@@ -14,9 +14,10 @@ import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import type { CronItem, DomainCron } from '../../worker/cron.ts';
 import type { JobDeps } from '../../worker/tasks.ts';
+import { defaultSpaceId } from '../spaces/inbox.ts';
 import { capture } from './capture.ts';
 import { checkCaptureUrl } from './routing.ts';
-import { defaultSpaceId, readSyncCursor, writeSyncCursor } from './store.ts';
+import { readSyncCursor, writeSyncCursor } from './store.ts';
 
 const LinkdingBookmark = Type.Object({
   id: Type.Integer(),

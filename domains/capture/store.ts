@@ -129,19 +129,6 @@ export async function spaceExists(sql: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-export const defaultSpaceName = 'Inbox';
-
-/** The space captures without a space_id go to: "Inbox" (any case), created on first use. */
-export async function defaultSpaceId(sql: Db): Promise<string> {
-  await sql`
-    insert into spaces (name, description)
-    values (${defaultSpaceName}, 'Captured links and files that were not given a space')
-    on conflict ((lower(name))) do nothing`;
-  const [row] = await sql<{ id: string }[]>`
-    select id from spaces where lower(name) = lower(${defaultSpaceName})`;
-  return row.id;
-}
-
 /** Where a pull (linkding) stopped: the newest modification time it has read, or null before its first run. */
 export async function readSyncCursor(sql: Db, source: string): Promise<Date | null> {
   const [row] = await sql<

@@ -11,6 +11,7 @@ import { refusedUrlField } from '../../lib/input.ts';
 import type { ReceivedFile } from '../../lib/incoming.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
+import { defaultSpaceId } from '../spaces/inbox.ts';
 import { spaceExists } from '../spaces/store.ts';
 
 /** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
@@ -66,17 +67,19 @@ export function assertReach(ctx: WriteContext, spaceId: string): void {
   if (!agentCanReachSpace(ctx.principal, spaceId)) throw hubError('SPACE_NOT_FOUND');
 }
 
-/** The space a create goes to: required, reachable and existing. */
-export async function requireSpace(
+/**
+ * The space a create goes to: the one it names, which must exist and be in reach, or else the default space ("Inbox",
+ * as for captures). A scoped agent's creates name its space before they get here (withAgentSpace).
+ */
+export async function spaceToCreateIn(
   tx: Db,
   ctx: WriteContext,
   spaceId: string | undefined,
-  what: string,
 ): Promise<string> {
-  if (!spaceId) throw hubError('VALIDATION_FAILED', `${what} needs a space_id`);
-  assertReach(ctx, spaceId);
-  if (!(await spaceExists(tx, spaceId))) throw hubError('SPACE_NOT_FOUND');
-  return spaceId;
+  const id = spaceId ?? (await defaultSpaceId(tx));
+  assertReach(ctx, id);
+  if (spaceId !== undefined && !(await spaceExists(tx, spaceId))) throw hubError('SPACE_NOT_FOUND');
+  return id;
 }
 
 const notFoundCodes = {

@@ -199,7 +199,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request) => {
           await found(app.sql, request.params.id);
           const since = request.query.since ? new Date(request.query.since) : null;
-          const history = await checkHistory(app.sql, request.params.id, since, request.query.limit);
+          const history = await checkHistory(app.sql, request.params.id, since, request.query);
           return { service_id: request.params.id, ...history };
         },
       );

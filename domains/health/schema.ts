@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { NullableIconRef } from '../../lib/icon-ref.ts';
-import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { NullableTimestamp, Offset, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export const serviceStates = ['up', 'down', 'pending', 'unknown'] as const;
 export type ServiceState = (typeof serviceStates)[number];
@@ -67,9 +67,11 @@ export const serviceFields = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
   category: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
   kind: Type.Union([Type.Literal('http'), Type.Literal('tcp')]),
-  url: Nullable(text(2000)),
-  host: Nullable(text(253)),
-  port: Type.Union([Type.Integer(), Type.Null()]),
+  url: Type.Union([text(2000), Type.Null()], {
+    description: 'The address checked; required for an http check',
+  }),
+  host: Type.Union([text(253), Type.Null()], { description: 'required for a tcp check' }),
+  port: Type.Union([Type.Integer(), Type.Null()], { description: 'required for a tcp check' }),
   status_min: Type.Integer({ minimum: 100, maximum: 599 }),
   status_max: Type.Integer({ minimum: 100, maximum: 599 }),
   keyword: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
@@ -154,6 +156,7 @@ export const ServiceGroupsQuery = Type.Object({
 export const HistoryQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time' })),
   limit: Type.Integer({ minimum: 1, maximum: 5000, default: 500 }),
+  offset: Offset,
 });
 
 export const CheckResult = Type.Object({

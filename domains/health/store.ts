@@ -245,7 +245,12 @@ export async function pruneResults(sql: Db, days: number): Promise<number> {
   return result.count;
 }
 
-export async function checkHistory(sql: Db, id: string, since: Date | null, limit: number) {
+export async function checkHistory(
+  sql: Db,
+  id: string,
+  since: Date | null,
+  page: { limit: number; offset: number },
+) {
   const checks = await sql<
     {
       checked_at: Date;
@@ -257,7 +262,7 @@ export async function checkHistory(sql: Db, id: string, since: Date | null, limi
   >`
     select checked_at, ok, state, latency_ms, message from health_results
     where service_id = ${id} ${since ? sql`and checked_at >= ${since}` : sql``}
-    order by checked_at desc limit ${limit}`;
+    order by checked_at desc limit ${page.limit} offset ${page.offset}`;
   const [row] = await sql<{ d1: number | null; d7: number | null; d30: number | null }[]>`
     select
       round(100.0 * avg(ok::int) filter (where checked_at > now() - interval '24 hours'), 2)::float8 as d1,

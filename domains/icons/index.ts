@@ -324,7 +324,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       async function fetchZip(url: string): Promise<Buffer> {
         try {
           const response = await safeFetch(url, {
+            // The same address rules as captures: the private addresses the owner lists are reachable.
             allowPrivate: config.allowPrivateFetch,
+            allowList: config.ingestAllowPrivate,
             maxBytes: config.uploadMaxBytes,
             totalTimeoutMs: config.ingestTimeoutMs,
           });
@@ -351,7 +353,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'Upload an icon set (a zip, sent or fetched from a URL)',
             description:
               'multipart/form-data with name ([a-z0-9-]{1,40}) and file (a zip), or JSON { name, url } for a zip ' +
-              'fetched through the guarded client (private and loopback addresses refused). .svg and .png ' +
+              'fetched through the guarded client (private and loopback addresses refused unless ' +
+              'INGEST_ALLOW_PRIVATE lists them). .svg and .png ' +
               'entries become icons (folders flattened, names normalised to [a-z0-9-]), checked by their bytes; ' +
               'SVGs are sanitised. Limits: ICON_ZIP_MAX_ENTRIES, ICON_ZIP_MAX_TOTAL_BYTES, ' +
               'ICON_ZIP_MAX_ENTRY_BYTES, ICON_ZIP_MAX_RATIO; an archive over one, or with an absolute, `..`, ' +

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { maxPageSize, Paginated, Timestamp } from '../../lib/schemas.ts';
+import { maxPageSize, Offset, Paginated, Timestamp } from '../../lib/schemas.ts';
 
 export const setNamePattern = '^[a-z0-9-]{1,40}$';
 export const iconFilePattern = /^([a-z0-9-]+)\.(svg|png)$/;
@@ -107,7 +107,7 @@ export const SearchQuery = Type.Object({
     description: 'part of a brand slug or title, or an icon name',
   }),
   limit: Type.Integer({ minimum: 1, maximum: maxPageSize, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Offset,
 });
 
 export const SearchHit = Type.Object({

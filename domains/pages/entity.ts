@@ -7,7 +7,7 @@ import {
   type EntityHandler,
   inReach,
   missing,
-  requireSpace,
+  spaceToCreateIn,
   validator,
   type WriteContext,
 } from '../entities/handler.ts';
@@ -59,7 +59,7 @@ async function reload(tx: Db, id: string): Promise<PageRow> {
 export const pageHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a page');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     await lockPageTree(tx, spaceId);
     const parentId = input.parent_id ?? null;
     if (parentId) await checkParent(tx, ctx, spaceId, parentId, null);

@@ -4,7 +4,7 @@ import {
   deleteInReach,
   type EntityHandler,
   lockInReach,
-  requireSpace,
+  spaceToCreateIn,
   updated,
   validator,
 } from '../entities/handler.ts';
@@ -21,7 +21,7 @@ function toDate(value: Date | string | null | undefined): Date | null | undefine
 export const projectHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a project');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     return insertProject(tx, {
       space_id: spaceId,
       name: input.name.trim(),

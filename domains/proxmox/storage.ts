@@ -1,5 +1,6 @@
-// The storage summary: ZFS pools of every online node, the storages (less pool-type storages that only repeat a
-// listed pool), each container's root filesystem fill, and a roll-up with the findings that raised it.
+// The storage summary: ZFS pools of every online node, the storages (less pool-type storages, which only repeat a
+// pool: one whose pool is listed, or one on a node that is not online, whose pools cannot be read and whose state the
+// cluster card shows), each container's root filesystem fill, and a roll-up with the findings that raised it.
 //
 // Roll-up (thresholds from STORAGE_WATCH_PERCENT / STORAGE_ATTENTION_PERCENT or the `dashboard` setting):
 //   ATTENTION  a pool whose health is not ONLINE, or any pool, storage or container at or above the attention percent
@@ -87,7 +88,8 @@ export async function readStorage(pve: PveClient, thresholds: Thresholds) {
   const kept = storages.filter((s) => {
     if (s.plugintype !== 'zfspool') return true;
     const pool = poolOf.get(s.storage ?? '') ?? null;
-    const repeats = pools.some((p) => p.node === s.node && (pool === null || p.name === pool));
+    const nodeOnline = online.includes(s.node ?? '');
+    const repeats = !nodeOnline || pools.some((p) => p.node === s.node && (pool === null || p.name === pool));
     if (repeats) dropped.push({ storage: s.storage ?? s.id, node: s.node ?? '', pool });
     return !repeats;
   });

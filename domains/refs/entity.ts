@@ -3,7 +3,7 @@
 import {
   deleteInReach,
   type EntityHandler,
-  requireSpace,
+  spaceToCreateIn,
   updateInReach,
   validator,
 } from '../entities/handler.ts';
@@ -16,13 +16,13 @@ const checkUpdate = validator(UpdateRef, 'ref patch');
 export const refHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a ref');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     return insertRef(tx, { ...input, source: input.source.trim(), space_id: spaceId });
   },
 
   async upsert(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a ref');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     const result = await upsertRef(tx, { ...input, source: input.source.trim(), space_id: spaceId });
     return { entity: result.row, created: result.created };
   },

@@ -2,7 +2,7 @@
 import {
   deleteInReach,
   type EntityHandler,
-  requireSpace,
+  spaceToCreateIn,
   updateInReach,
   validator,
 } from '../entities/handler.ts';
@@ -15,7 +15,7 @@ const checkUpdate = validator(UpdateResource, 'resource patch');
 export const resourceHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a resource');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     return insertResource(tx, {
       space_id: spaceId,
       name: input.name.trim(),

@@ -3,7 +3,7 @@
 import {
   deleteInReach,
   type EntityHandler,
-  requireSpace,
+  spaceToCreateIn,
   updateInReach,
   validator,
 } from '../entities/handler.ts';
@@ -22,7 +22,7 @@ const checkUpdate = validator(UpdateSourceDoc, 'source document patch');
 export const sourceDocHandler: EntityHandler = {
   async create(tx, payload, ctx) {
     const input = checkCreate(payload);
-    const spaceId = await requireSpace(tx, ctx, input.space_id, 'a source document');
+    const spaceId = await spaceToCreateIn(tx, ctx, input.space_id);
     return insertSourceDoc(tx, {
       space_id: spaceId,
       url: input.url ?? null,

@@ -32,6 +32,15 @@ export async function spaceExists(sql: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/** The id of the space with this name (any case), made with `description` when there is none. */
+export async function ensureSpaceNamed(sql: Db, name: string, description: string): Promise<string> {
+  await sql`
+    insert into spaces (name, description) values (${name}, ${description})
+    on conflict ((lower(name))) do nothing`;
+  const [row] = await sql<{ id: string }[]>`select id from spaces where lower(name) = lower(${name})`;
+  return row.id;
+}
+
 export async function insertSpace(sql: Db, input: CreateSpace): Promise<SpaceRow> {
   const [row] = await sql<SpaceRow[]>`
     insert into spaces (name, description) values (${input.name.trim()}, ${input.description ?? ''})

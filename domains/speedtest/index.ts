@@ -37,7 +37,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   async function history(query: HistoryQuery) {
     const range = rangeOf(query);
     const [items, summary] = await Promise.all([
-      listResults(app.sql, range, query.limit),
+      listResults(app.sql, range, query),
       summarise(app.sql, range),
     ]);
     return { items, summary };
@@ -98,7 +98,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request, reply) => {
-          const items = await listResults(app.sql, rangeOf(request.query), request.query.limit);
+          const items = await listResults(app.sql, rangeOf(request.query), request.query);
           return reply
             .type('text/csv; charset=utf-8')
             .header('content-disposition', 'attachment; filename="speedtest-history.csv"')

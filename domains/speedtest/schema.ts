@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp } from '../../lib/schemas.ts';
+import { Offset, Timestamp } from '../../lib/schemas.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.Number> | ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -70,6 +70,7 @@ export const HistoryQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time' })),
   until: Type.Optional(Type.String({ format: 'date-time' })),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  offset: Offset,
 });
 export type HistoryQuery = Static<typeof HistoryQuery>;
 

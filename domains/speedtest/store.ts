@@ -47,10 +47,14 @@ function within(sql: Db, range: Range) {
     ${range.until ? sql`and measured_at < ${range.until}` : sql``}`;
 }
 
-export async function listResults(sql: Db, range: Range, limit: number): Promise<SpeedtestResult[]> {
+export async function listResults(
+  sql: Db,
+  range: Range,
+  page: { limit: number; offset: number },
+): Promise<SpeedtestResult[]> {
   return sql<SpeedtestResult[]>`
     select ${columns(sql)} from speedtest_results ${within(sql, range)}
-    order by measured_at desc, id desc limit ${limit}`;
+    order by measured_at desc, id desc limit ${page.limit} offset ${page.offset}`;
 }
 
 export async function latestResult(sql: Db): Promise<SpeedtestResult | undefined> {

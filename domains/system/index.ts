@@ -21,6 +21,10 @@ const Readiness = Type.Object({
   database: Type.Boolean(),
   migrations: Type.Object({ pending: Type.Array(Type.Integer()) }),
   worker: Type.String(),
+  reasons: Type.Array(Type.String(), {
+    description:
+      'Why the service is not ready, in words (empty when ready): the database, migrations, the worker',
+  }),
   worker_processes: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -45,6 +49,27 @@ async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What keeps the service from being ready, in words a person at the load balancer can act on. */
+function notReadyBecause(
+  database: boolean,
+  pending: number[],
+  worker: string,
+  problem: { reason: string; since: Date } | null,
+): string[] {
+  const reasons: string[] = [];
+  if (!database) {
+    reasons.push(
+      problem
+        ? `the database is unavailable since ${problem.since.toISOString()}: ${problem.reason}`
+        : `the database did not answer within ${readinessDeadlineMs} ms`,
+    );
+  }
+  if (pending.length > 0) reasons.push(`migrations not applied yet: ${pending.join(', ')}`);
+  if (worker === 'stopped') reasons.push('the job worker is not running; it starts again by itself');
+  if (worker === 'off') reasons.push('the job worker is off in this process');
+  return reasons;
 }
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -124,6 +149,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         database,
         migrations: { pending: pending ?? [] },
         worker,
+        reasons: notReadyBecause(database, pending ?? [], worker, app.database?.problem() ?? null),
         ...(processes === undefined ? {} : { worker_processes: processes }),
       });
     },

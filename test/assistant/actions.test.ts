@@ -158,6 +158,37 @@ t.test('assistant settings are typed, with defaults; agents must exist', async (
   });
 });
 
+t.test("the spec's four settings alone are a whole write; the hub's own fields are kept", async (t) => {
+  const ta = await testApp(t);
+  const agent = await createAgent(ta, { tier: 'suggest' });
+  const chosen = await ta.asOwner({
+    method: 'PUT',
+    url: '/api/assistant/settings',
+    payload: {
+      avatar: null,
+      accent: '#4f9cf9',
+      persona: '',
+      voiceMode: 'off',
+      agent_id: agent.id,
+      infra_agent_id: null,
+    },
+  });
+  t.equal(chosen.statusCode, 200, chosen.body);
+  const four = { avatar: '🤖', accent: '#a77bf3', persona: 'Brief.', voiceMode: 'hands-free' };
+  const written = await ta.asOwner({ method: 'PUT', url: '/api/assistant/settings', payload: four });
+  t.equal(written.statusCode, 200, written.body);
+  const expected = { ...four, agent_id: agent.id, infra_agent_id: null };
+  t.same(written.json(), expected, 'the agents chosen before are kept');
+  t.same((await ta.asOwner({ method: 'GET', url: '/api/assistant/settings' })).json(), expected);
+  const partial = await ta.asOwner({
+    method: 'PUT',
+    url: '/api/assistant/settings',
+    payload: { accent: '#000000' },
+  });
+  t.equal(partial.statusCode, 400, "each of the spec's four is still required");
+  t.match(partial.json().message, /avatar|persona|voiceMode/);
+});
+
 t.test(
   'AI usage: reports from tools and agents; today, this week, the top model, local latency and errors',
   async (t) => {

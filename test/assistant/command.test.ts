@@ -38,6 +38,25 @@ async function pidOf(dir: string): Promise<number> {
   throw new Error('the program never started');
 }
 
+/** Starts a turn over HTTP and reads its stream until the program's first output, leaving the stream open. */
+async function startTurn(base: string, message: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${base}/api/assistant/turn`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message, view: null }),
+    signal: controller.signal,
+  });
+  const reader = response.status === 200 ? response.body?.getReader() : undefined;
+  let seen = '';
+  while (reader && !seen.includes('event: message')) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    seen += new TextDecoder().decode(chunk.value);
+  }
+  return { status: response.status, controller, seen };
+}
+
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && processAlive(pid); i++) await sleep(25);
   return !processAlive(pid);
@@ -158,21 +177,8 @@ t.test(
   'one turn at a time; a client that goes away kills the program and frees the conversation',
   async (t) => {
     const { ta, dir, base } = await setup(t, 'hang');
-    const controller = new AbortController();
-    const response = await fetch(`${base}/api/assistant/turn`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'hello', view: null }),
-      signal: controller.signal,
-    });
-    t.equal(response.status, 200);
-    const reader = response.body?.getReader();
-    let seen = '';
-    while (!seen.includes('event: message')) {
-      const chunk = await reader?.read();
-      if (!chunk || chunk.done) break;
-      seen += new TextDecoder().decode(chunk.value);
-    }
+    const { status, controller, seen } = await startTurn(base, 'hello');
+    t.equal(status, 200);
     t.match(seen, /^: open\n\n/, 'the stream opens at once');
     t.match(seen, /event: message/, 'the first output arrives while the program runs');
     const pid = await pidOf(dir);
@@ -202,6 +208,50 @@ t.test(
     const [{ live }] = await ta.sql<{ live: number }[]>`
     select count(*)::int as live from agent_tokens where revoked_at is null`;
     t.equal(live, 0, 'the turn token was revoked');
+  },
+);
+
+t.test(
+  'a client that goes away ends its turn at once: the next turn is never refused while the program is reaped',
+  async (t) => {
+    const { ta, dir, base } = await setup(t, 'escape');
+    const helpers: number[] = [];
+    t.teardown(() => {
+      for (const pid of helpers) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    /** Starts a turn up to the program's first output; notes its helper and takes away the pid file it wrote. */
+    const started = async (message: string) => {
+      const { status, controller } = await startTurn(base, message);
+      if (status !== 200) return { status, controller, pid: 0 };
+      const pid = await pidOf(dir);
+      helpers.push(Number(await readFile(path.join(dir, 'helper-pid'), 'utf8')));
+      await rm(path.join(dir, 'pid'));
+      return { status, controller, pid };
+    };
+
+    const first = await started('hello');
+    t.equal(first.status, 200);
+    first.controller.abort();
+    t.ok(await gone(first.pid), 'the program is killed when the client disconnects');
+    t.ok(processAlive(helpers[0]), 'while a helper it started still holds its output open');
+
+    const second = await started('again');
+    t.equal(second.status, 200, 'the next turn in the conversation starts: the first ended with its client');
+    second.controller.abort();
+    t.ok(await gone(second.pid));
+
+    const rows = await ta.sql<{ role: string; content: string; interrupted: boolean | null }[]>`
+      select role, content, (metadata->>'interrupted')::boolean as interrupted from messages
+      order by created_at, id`;
+    t.match(rows.slice(0, 2), [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'Thinking…', interrupted: true },
+    ]);
+    t.match(
+      rows[2],
+      { role: 'user', content: 'again' },
+      'the interrupted answer comes before the next question',
+    );
   },
 );
 

@@ -211,6 +211,21 @@ function pveAnswer(mode: FakeProxmox['mode'], path: string, query: URLSearchPara
       disk: 50 * GiB,
       maxdisk: 200 * GiB,
     },
+    // Proxmox lists every storage on every node of the cluster, an offline node's with status unknown.
+    ...(single
+      ? []
+      : [
+          {
+            id: 'storage/pve2/local-zfs',
+            type: 'storage',
+            storage: 'local-zfs',
+            node: 'pve2',
+            status: 'unknown',
+            plugintype: 'zfspool',
+            content: 'images,rootdir',
+            shared: 0,
+          },
+        ]),
     {
       id: 'storage/pve1/backup-nfs',
       type: 'storage',

@@ -88,7 +88,14 @@ t.test('cluster and storage from the real API shapes, cached PVE_CACHE_SECONDS',
       ['tank', 'DEGRADED', 91],
     ],
   );
-  t.same(storage.dropped_storages, [{ storage: 'local-zfs', node: 'pve1', pool: 'rpool' }]);
+  t.same(
+    storage.dropped_storages,
+    [
+      { storage: 'local-zfs', node: 'pve1', pool: 'rpool' },
+      { storage: 'local-zfs', node: 'pve2', pool: 'rpool' },
+    ],
+    'pool-type storages are dropped: one repeats a listed pool, the other sits on a node that is offline',
+  );
   t.same(
     storage.storages.map((s: { storage: string; percent: number }) => [s.storage, s.percent]),
     [

@@ -51,12 +51,15 @@ t.test('owner creates, reads, edits and deletes pages', async (t) => {
   for (const payload of [
     { space_id: space.id, title: '   ' },
     { space_id: space.id, title: 'x', colour: 'red' },
-    { title: 'no space' },
     { space_id: space.id, title: 'x', position: -1 },
   ]) {
     const bad = await ta.asOwner({ method: 'POST', url: '/api/pages', payload });
     t.equal(bad.statusCode, 400, `refused: ${JSON.stringify(payload)}`);
   }
+  const unplaced = await ta.asOwner({ method: 'POST', url: '/api/pages', payload: { title: 'no space' } });
+  t.equal(unplaced.statusCode, 201, 'a page without a space_id is created');
+  const [inbox] = await ta.sql`select name from spaces where id = ${unplaced.json().space_id}`;
+  t.equal(inbox.name, 'Inbox', 'in the Inbox space, where captures without a space go');
   const emptyPatch = await ta.asOwner({ method: 'PATCH', url: `/api/pages/${page.id}`, payload: {} });
   t.equal(emptyPatch.statusCode, 400, 'a patch names at least one field');
   const noSpace = await ta.asOwner({

@@ -171,3 +171,30 @@ t.test(
     );
   },
 );
+
+t.test('upload by URL reaches exactly the private addresses INGEST_ALLOW_PRIVATE lists', async (t) => {
+  const archive = await zip([{ name: 'lan.svg', bytes: svg() }]);
+  const serve = (request: { url?: string }, response: import('node:http').ServerResponse) => {
+    response.writeHead(request.url === '/set.zip' ? 200 : 404, { 'content-type': 'application/zip' });
+    response.end(request.url === '/set.zip' ? archive : undefined);
+  };
+  const listed = await startUpstream(t, serve, '127.0.0.2');
+  const unlisted = await startUpstream(t, serve, '127.0.0.3');
+  const ta = await testApp(t, { env: { INGEST_ALLOW_PRIVATE: '127.0.0.2' } });
+
+  const fetched = await ta.asOwner({
+    method: 'POST',
+    url: '/api/icon-sets',
+    payload: { name: 'lan', url: `${listed.url}/set.zip` },
+  });
+  t.equal(fetched.statusCode, 201, fetched.body);
+  t.equal(fetched.json().set.icon_count, 1);
+  const refused = await ta.asOwner({
+    method: 'POST',
+    url: '/api/icon-sets',
+    payload: { name: 'elsewhere', url: `${unlisted.url}/set.zip` },
+  });
+  t.equal(refused.statusCode, 400, refused.body);
+  t.equal(refused.json().code, 'URL_REFUSED');
+  t.equal(unlisted.requests.length, 0, 'an address the list does not name is never contacted');
+});

@@ -1,11 +1,19 @@
 // The database pool, the mapping of database errors to HTTP, and the migrations, all on a real PostgreSQL.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import t from 'tap';
 import { listMigrations, migrate } from '../../lib/migrate.ts';
-import { createSql, endSql, type Sql } from '../../plugins/db.ts';
+import {
+  createSql,
+  cutConnections,
+  endSql,
+  resumeConnections,
+  type Sql,
+  watchDatabase,
+} from '../../plugins/db.ts';
 import errors, { mapDatabaseError } from '../../plugins/errors.ts';
 import { testApp, testDatabase } from '../helpers/app.ts';
 import { readClusterState, withDatabase } from '../helpers/cluster.ts';
@@ -187,7 +195,13 @@ t.test('readiness reports pending migrations as not ready', async (t) => {
   const ta = await testApp(t, { worker: true });
   const ready = await ta.anon({ method: 'GET', url: '/api/readyz' });
   t.equal(ready.statusCode, 200);
-  t.same(ready.json(), { status: 'ready', database: true, migrations: { pending: [] }, worker: 'running' });
+  t.same(ready.json(), {
+    status: 'ready',
+    database: true,
+    migrations: { pending: [] },
+    worker: 'running',
+    reasons: [],
+  });
 
   const [{ version }] = await ta.sql<{ version: number }[]>`
     delete from schema_migrations where version = (select max(version) from schema_migrations) returning version`;
@@ -198,5 +212,56 @@ t.test('readiness reports pending migrations as not ready', async (t) => {
     database: true,
     migrations: { pending: [version] },
     worker: 'running',
+    reasons: [`migrations not applied yet: ${version}`],
   });
+});
+
+t.test(
+  'a busy process does not take a ping answered in time for a database that stopped answering',
+  async (t) => {
+    const db = await testDatabase(t);
+    const downs: string[] = [];
+    const watch = watchDatabase(db.url, {
+      intervalMs: 60_000,
+      timeoutMs: 300,
+      onDown: (reason) => downs.push(reason),
+    });
+    t.teardown(() => watch.stop());
+    t.equal(await watch.check(), true, 'the first ping opens the connection');
+    const ping = watch.check();
+    await nextTurn(); // the query is written
+    const until = Date.now() + 800;
+    while (Date.now() < until); // busy past the deadline while the answer arrives
+    t.equal(await ping, true, 'the answer that came in time counts');
+    t.same(downs, []);
+    t.equal(watch.problem(), null);
+  },
+);
+
+t.test("cutting a pool's connections fails the queries waiting on them; the pool carries on", async (t) => {
+  const db = await testDatabase(t);
+  const sql = pool(t, db.url);
+  t.equal((await sql`select 1 as one`)[0].one, 1);
+  const waiting = sql`select pg_sleep(30)`.then(
+    () => 'answered',
+    (error: { code?: string }) => error.code,
+  );
+  await until('the query to be running', async () => {
+    const [row] = await db.sql`
+      select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'`;
+    return row.n === 1 ? true : undefined;
+  });
+  const started = Date.now();
+  t.ok(cutConnections(sql) >= 1, 'the open connections were cut');
+  t.equal(await waiting, 'CONNECTION_CLOSED', 'the waiting query fails at once');
+  t.ok(Date.now() - started < 1000, `within ${Date.now() - started} ms`);
+  const refusedAt = Date.now();
+  const refused = await sql`select 2`.then(
+    () => 'answered',
+    (error: { code?: string }) => error.code,
+  );
+  t.equal(refused, 'ECONNREFUSED', 'a query needing a new connection fails at once while cut');
+  t.ok(Date.now() - refusedAt < 1000, `within ${Date.now() - refusedAt} ms, not after connect_timeout`);
+  resumeConnections(sql);
+  t.equal((await sql`select 2 as two`)[0].two, 2, 'once resumed, the next query opens a new connection');
 });

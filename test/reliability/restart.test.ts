@@ -1,6 +1,7 @@
 // The service through database outages: a real hub (`node main.ts`) on its own data directory and embedded
 // PostgreSQL, whose server this file restarts, stops for 10 s and freezes (SIGSTOP) while requests and jobs run.
-// The process must stay up, answer 503 quickly while the database is away, and afterwards write, search and run
+// The process must stay up, answer 503 quickly while the database is away (within 3 s through restarts and stops,
+// within 5 s of a freeze, requests already waiting on the database included), and afterwards write, search and run
 // queued jobs again without a restart, with nothing written lost.
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -27,11 +28,11 @@ const upstream = await startUpstream(t, (request, response) => {
   );
 });
 
-const hub: Service = await procs.startService({
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  VOID_INGEST_ALLOW_PRIVATE: '1',
-});
+// Its start is not what this file measures: a busy machine is given two minutes for it.
+const hub: Service = await procs.startService(
+  { DATA_DIR: dataDir, LOG_LEVEL: 'warn', VOID_INGEST_ALLOW_PRIVATE: '1' },
+  120_000,
+);
 const token = (await readFile(path.join(dataDir, 'owner-token'), 'utf8')).trim();
 
 interface Answer {
@@ -94,29 +95,36 @@ async function works(t: Test, word: string): Promise<void> {
   t.equal(job.state, 'completed', `a queued job completes after ${word}`);
 }
 
-/** Keeps requests (and captures, hence jobs) going until stopped; every answer must be 2xx or 503. */
-function load() {
+/**
+ * Keeps requests (and captures, hence jobs) going until stopped, each given `limitMs` to be answered; every answer
+ * must be 2xx or 503.
+ */
+function load(limitMs = 3000) {
   let running = true;
   const statuses = new Map<number, number>();
   const failures: string[] = [];
+  let slowestMs = 0;
   let n = 0;
   const loop = (async () => {
     while (running) {
       n++;
       const what = ['capture', 'search', 'write'][n % 3];
       const started = Date.now();
+      const key = `load${n}-${Math.random().toString(36).slice(2, 8)}`;
       const request =
         n % 3 === 0
-          ? api('POST', '/api/capture', {
-              url: `${upstream.url}/load${n}`,
-              idempotency_key: `load${n}`,
-              space_id: spaceId,
-            })
+          ? api(
+              'POST',
+              '/api/capture',
+              { url: `${upstream.url}/${key}`, idempotency_key: key, space_id: spaceId },
+              limitMs,
+            )
           : n % 3 === 1
-            ? api('GET', `/api/search?q=load`)
-            : api('POST', '/api/pages', { space_id: spaceId, title: `load ${n}`, body: 'load' });
+            ? api('GET', `/api/search?q=load`, undefined, limitMs)
+            : api('POST', '/api/pages', { space_id: spaceId, title: `load ${n}`, body: 'load' }, limitMs);
       await request.then(
         (answer) => {
+          slowestMs = Math.max(slowestMs, Date.now() - started);
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           if (answer.status === 201 && n % 3 === 2) written.push(answer.body.id as string);
         },
@@ -132,13 +140,21 @@ function load() {
     async stop() {
       running = false;
       await loop;
-      return { statuses: Object.fromEntries(statuses), failures };
+      return { statuses: Object.fromEntries(statuses), failures, slowestMs };
     },
   };
 }
 
-function checkLoad(t: Test, result: { statuses: Record<number, number>; failures: string[] }) {
-  t.same(result.failures, [], 'every request is answered within 3 s');
+function checkLoad(
+  t: Test,
+  result: { statuses: Record<number, number>; failures: string[]; slowestMs: number },
+  limitMs = 3000,
+) {
+  t.same(
+    result.failures,
+    [],
+    `every request is answered within ${limitMs / 1000} s (the slowest in ${result.slowestMs} ms)`,
+  );
   const unexpected = Object.keys(result.statuses)
     .map(Number)
     .filter((status) => !(status >= 200 && status < 300) && status !== 503);
@@ -152,6 +168,11 @@ async function duringOutage(t: Test): Promise<void> {
     return answer.body.database === false ? answer : undefined;
   });
   t.equal(ready.status, 503, 'readiness says not ready while the database is away');
+  t.match(
+    (ready.body.reasons as string[])[0],
+    /^the database is unavailable since \S+Z: /,
+    `readiness says why: ${JSON.stringify(ready.body.reasons)}`,
+  );
   const page = await api('GET', `/api/spaces/${spaceId}/pages`, undefined, 2500);
   t.equal(page.status, 503, 'a request answers 503 while the database is away');
   t.equal(page.body.code, 'DATABASE_UNAVAILABLE');
@@ -194,16 +215,24 @@ async function serverProcesses(): Promise<number[]> {
 }
 
 t.test('a frozen database', async (t) => {
+  // Two clients at once, so requests are waiting on the database at the moment it freezes and while the service
+  // has not noticed yet: those must be answered within 5 s too, not when the database resumes.
+  const running = [load(5000), load(5000)];
+  await new Promise((resolve) => setTimeout(resolve, 500));
   const frozen = await serverProcesses();
+  const frozenAt = Date.now();
   for (const pid of frozen) process.kill(pid, 'SIGSTOP');
   try {
     await duringOutage(t);
+    // Long enough that a request held until the database resumes would fail its 5 s limit.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, frozenAt + 8000 - Date.now())));
     t.ok(alive());
   } finally {
     for (const pid of frozen) process.kill(pid, 'SIGCONT');
   }
+  for (const result of await Promise.all(running.map((one) => one.stop()))) checkLoad(t, result, 5000);
   await works(t, 'frozen');
-  t.ok(alive(), 'the process stays up through a frozen database');
+  t.ok(alive(), 'the process stays up through a frozen database, and serves again without a restart');
 });
 
 t.test('nothing written is lost', async (t) => {

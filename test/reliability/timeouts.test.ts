@@ -1,6 +1,8 @@
 // Slow and silent clients are cut off: raw sockets against a listening app with short limits.
 import net from 'node:net';
 import t from 'tap';
+import { connectionsCheckingIntervalMs } from '../../app.ts';
+import { ConfigError, loadConfig } from '../../config.ts';
 import { ownerToken, testApp } from '../helpers/app.ts';
 
 const ta = await testApp(t, {
@@ -42,7 +44,23 @@ function connection(talk: (socket: net.Socket) => void): Promise<Closed> {
 
 t.test('a client that sends nothing is disconnected', async (t) => {
   const closed = await connection(() => undefined);
-  t.ok(closed.ms < 10_000, `closed after ${closed.ms} ms`);
+  t.match(closed.received, /^HTTP\/1\.1 408/, 'answered 408 Request Timeout');
+  t.ok(
+    closed.ms <= 1000 + connectionsCheckingIntervalMs + 500,
+    `closed after ${closed.ms} ms (HTTP_HEADERS_TIMEOUT_MS is 1000 here)`,
+  );
+});
+
+t.test('whatever is configured, a silent connection is closed within a minute', async (t) => {
+  const defaults = loadConfig({ DATA_DIR: '/srv/hub' });
+  t.equal(defaults.httpHeadersTimeoutMs, 10_000, 'by default after 10 s');
+  const longest = loadConfig({ DATA_DIR: '/srv/hub', HTTP_HEADERS_TIMEOUT_MS: '59000' });
+  t.ok(
+    longest.httpHeadersTimeoutMs + connectionsCheckingIntervalMs <= 60_000,
+    'at most 59 s, checked every second',
+  );
+  t.throws(() => loadConfig({ DATA_DIR: '/srv/hub', HTTP_HEADERS_TIMEOUT_MS: '60000' }), ConfigError);
+  t.throws(() => loadConfig({ DATA_DIR: '/srv/hub', HTTP_HEADERS_TIMEOUT_MS: '600000' }), ConfigError);
 });
 
 t.test('headers trickled byte by byte are cut off', async (t) => {

@@ -113,6 +113,8 @@ export interface paths {
                                 pending: number[];
                             };
                             worker: string;
+                            /** @description Why the service is not ready, in words (empty when ready): the database, migrations, the worker */
+                            reasons: string[];
                             /** @description WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait for one: jobs queue up until a worker starts. Absent when the database cannot be asked. */
                             worker_processes?: number;
                         };
@@ -151,6 +153,8 @@ export interface paths {
                                 pending: number[];
                             };
                             worker: string;
+                            /** @description Why the service is not ready, in words (empty when ready): the database, migrations, the worker */
+                            reasons: string[];
                             /** @description WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait for one: jobs queue up until a worker starts. Absent when the database cannot be asked. */
                             worker_processes?: number;
                         };
@@ -5519,7 +5523,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         parent_id?: string | null;
@@ -6644,7 +6648,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         name: string;
@@ -9390,7 +9394,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         /** @description where the reference comes from (github, arxiv, bookmarks...) */
@@ -10180,7 +10184,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         /** @description where the reference comes from (github, arxiv, bookmarks...) */
@@ -10586,7 +10590,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         url?: string | null;
@@ -11507,7 +11511,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         name: string;
@@ -15423,6 +15427,7 @@ export interface paths {
                     since?: string;
                     until?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -15565,6 +15570,7 @@ export interface paths {
                     since?: string;
                     until?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -17596,7 +17602,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an icon set (a zip, sent or fetched from a URL)
-         * @description multipart/form-data with name ([a-z0-9-]{1,40}) and file (a zip), or JSON { name, url } for a zip fetched through the guarded client (private and loopback addresses refused). .svg and .png entries become icons (folders flattened, names normalised to [a-z0-9-]), checked by their bytes; SVGs are sanitised. Limits: ICON_ZIP_MAX_ENTRIES, ICON_ZIP_MAX_TOTAL_BYTES, ICON_ZIP_MAX_ENTRY_BYTES, ICON_ZIP_MAX_RATIO; an archive over one, or with an absolute, `..`, symlink or encrypted entry, is refused whole. 415 when no file is acceptable; 409 when the name exists, unless ?replace=true.
+         * @description multipart/form-data with name ([a-z0-9-]{1,40}) and file (a zip), or JSON { name, url } for a zip fetched through the guarded client (private and loopback addresses refused unless INGEST_ALLOW_PRIVATE lists them). .svg and .png entries become icons (folders flattened, names normalised to [a-z0-9-]), checked by their bytes; SVGs are sanitised. Limits: ICON_ZIP_MAX_ENTRIES, ICON_ZIP_MAX_TOTAL_BYTES, ICON_ZIP_MAX_ENTRY_BYTES, ICON_ZIP_MAX_RATIO; an archive over one, or with an absolute, `..`, symlink or encrypted entry, is refused whole. 415 when no file is acceptable; 409 when the name exists, unless ?replace=true.
          */
         post: {
             parameters: {
@@ -20353,8 +20359,11 @@ export interface paths {
                         name: string;
                         kind: "http" | "tcp";
                         category?: string;
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
@@ -20810,8 +20819,11 @@ export interface paths {
                         name: string;
                         kind: "http" | "tcp";
                         category?: string;
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
@@ -21232,8 +21244,11 @@ export interface paths {
                         name?: string;
                         category?: string;
                         kind?: "http" | "tcp";
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
@@ -21512,6 +21527,7 @@ export interface paths {
                 query?: {
                     since?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -25022,6 +25038,8 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description How many of the newest (before `before`) to skip */
+                    offset?: number;
                     /** @description A message id: the page of messages older than it */
                     before?: string;
                 };
@@ -25629,6 +25647,8 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description How many of the newest (before `before`) to skip */
+                    offset?: number;
                     /** @description A message id: the page of messages older than it */
                     before?: string;
                 };
@@ -26372,7 +26392,7 @@ export interface paths {
         };
         /**
          * Change the assistant settings
-         * @description avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour.
+         * @description avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour. agent_id and infra_agent_id may be left out: they keep their values.
          */
         put: {
             parameters: {
@@ -26390,9 +26410,9 @@ export interface paths {
                         persona: string;
                         voiceMode: "off" | "push-to-talk" | "hands-free";
                         /** @description The agent of the global assistant and of companions; null: the built-in "assistant" */
-                        agent_id: string | null;
+                        agent_id?: string | null;
                         /** @description The infrastructure agent; null: the first agent holding the infra capability */
-                        infra_agent_id: string | null;
+                        infra_agent_id?: string | null;
                     };
                 };
             };
