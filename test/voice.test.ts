@@ -263,6 +263,13 @@ t.test('end to end on this machine: espeak-ng speaks, sox resamples, pocketsphin
     headers: { range: 'bytes=-10' },
   });
   t.same(tail.rawPayload, audio.subarray(audio.length - 10));
+  const several = await ta.asOwner({
+    method: 'GET',
+    url: `/api/voice/clips/${clip_id}/audio`,
+    headers: { range: 'bytes=0-9,100-109' },
+  });
+  t.equal(several.statusCode, 200, 'several ranges: the whole clip');
+  t.equal(several.rawPayload.length, audio.length);
   const beyond = await ta.asOwner({
     method: 'GET',
     url: `/api/voice/clips/${clip_id}/audio`,
