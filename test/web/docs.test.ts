@@ -4,6 +4,9 @@
 import t from 'tap';
 import { listeningHub, openBrowser, screenshot } from './browser.ts';
 
+// swagger-ui reads the whole document in the page before it shows anything: on a busy machine that alone takes a
+// while, so this file gets more time than the default.
+t.setTimeout(300_000);
 const hub = await listeningHub(t);
 // swagger-ui sets a few inline styles, which the docs' CSP (style-src 'self' https:) refuses: nothing is missing.
 const { page, problems } = await openBrowser(t, { expected: [/Applying inline style violates/] });
@@ -12,12 +15,12 @@ t.test('the docs page renders operations and their shared responses', async (t) 
   const started = performance.now();
   await page.goto(`${hub.origin}/api/docs`);
   const operation = page.locator('#operations-spaces-get_api_spaces__id_');
-  await operation.waitFor({ timeout: 90_000 });
+  await operation.waitFor({ timeout: 180_000 });
   t.comment(`operations shown after ${Math.round(performance.now() - started)} ms`);
 
   await operation.locator('.opblock-summary').click();
   const responses = operation.locator('.responses-table').first();
-  await responses.waitFor({ timeout: 90_000 });
+  await responses.waitFor({ timeout: 180_000 });
   const row = (status: number) => responses.locator(`tr.response[data-code="${status}"]`);
   t.match(
     await row(503).locator('.response-col_description').textContent(),
