@@ -278,6 +278,12 @@ t.test('end to end on this machine: espeak-ng speaks, sox resamples, pocketsphin
   t.equal(beyond.statusCode, 416);
   t.equal(beyond.json().code, 'RANGE_NOT_SATISFIABLE');
   t.equal(beyond.headers['content-range'], `bytes */${audio.length}`);
+  const backwards = await ta.asOwner({
+    method: 'GET',
+    url: `/api/voice/clips/${clip_id}/audio`,
+    headers: { range: 'bytes=200-100' },
+  });
+  t.equal(backwards.statusCode, 416, 'a range that ends before it starts is not satisfiable');
 
   // A row whose file went missing is a clear 404.
   await unlink(file);
