@@ -1,7 +1,9 @@
-// A small cache for upstream data: each key holds its last good value with the time it was fetched. A read within
-// the TTL answers from memory; a later read refreshes (concurrent readers share one upstream call); when the refresh
-// fails, the last good value is answered marked stale with its age, and only with nothing to fall back on does the
-// failure reach the caller.
+// A small cache for upstream data (lru-cache): each key holds its last good value with the time it was fetched. A
+// read within the TTL answers from memory; a later read refreshes (concurrent readers share one upstream call); when
+// the refresh fails, the last good value is answered marked stale with its age, and only with nothing to fall back
+// on does the failure reach the caller.
+import { LRUCache } from 'lru-cache';
+
 /** Plugin options of a card domain: the clock its cache ages are measured by (tests pass their own). */
 export interface CardClockOptions {
   now: () => Date;
@@ -14,94 +16,57 @@ export interface Cached<V> {
   stale?: { age_seconds: number; error: unknown };
 }
 
-interface Slot<V> {
-  value?: V;
-  fetchedAt?: number;
-  pending?: Promise<Cached<V>>;
-}
-
 export interface TtlCacheOptions {
+  /** How long a value answers without a refresh; at least 1. */
   ttlMs: number;
   /** The clock, injectable for tests. */
   now?: () => number;
-  /** Most keys kept; the least recently refreshed goes first. */
+  /** Most keys kept; the least recently used goes first. */
   maxKeys?: number;
 }
 
-export class TtlCache<V> {
-  readonly #slots = new Map<string, Slot<V>>();
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-  readonly #maxKeys: number;
+interface Entry<V> {
+  value: V;
+  fetchedAt: number;
+}
 
-  constructor(options: TtlCacheOptions) {
-    this.#ttlMs = options.ttlMs;
-    this.#now = options.now ?? Date.now;
-    this.#maxKeys = options.maxKeys ?? 256;
+export class TtlCache<V> {
+  readonly #entries: LRUCache<string, Entry<V>, () => Promise<V>>;
+  readonly #now: () => number;
+
+  constructor({ ttlMs, now = Date.now, maxKeys = 256 }: TtlCacheOptions) {
+    this.#now = now;
+    this.#entries = new LRUCache({
+      max: maxKeys,
+      ttl: ttlMs,
+      // Every check reads the clock (an injected one moves in jumps).
+      perf: { now },
+      ttlResolution: 0,
+      // A failed refresh keeps the last good value, still expired: the next read tries again.
+      noDeleteOnFetchRejection: true,
+      // clear() during a refresh: its readers still get what it fetched (it is not kept).
+      ignoreFetchAbort: true,
+      fetchMethod: async (_key, _stale, { context: load }) => ({ value: await load(), fetchedAt: now() }),
+    });
   }
 
   /** The fresh value of `key`, loading it when missing or expired. */
   async get(key: string, load: () => Promise<V>): Promise<Cached<V>> {
-    const slot = this.#slots.get(key);
-    if (slot?.fetchedAt !== undefined && this.#now() - slot.fetchedAt < this.#ttlMs) {
-      return { value: slot.value as V, fetchedAt: new Date(slot.fetchedAt) };
+    try {
+      // Never undefined: the fetch method returns an entry or throws.
+      const entry = (await this.#entries.fetch(key, { context: load })) as Entry<V>;
+      return { value: entry.value, fetchedAt: new Date(entry.fetchedAt) };
+    } catch (error) {
+      const last = this.#entries.peek(key, { allowStale: true });
+      if (!last) throw error;
+      const age_seconds = Math.round((this.#now() - last.fetchedAt) / 1000);
+      return { value: last.value, fetchedAt: new Date(last.fetchedAt), stale: { age_seconds, error } };
     }
-    if (slot?.pending) return slot.pending;
-    return this.#refresh(key, load);
-  }
-
-  /** The value held for `key`, fresh or not, without loading. */
-  peek(key: string): Cached<V> | undefined {
-    const slot = this.#slots.get(key);
-    if (slot?.fetchedAt === undefined) return undefined;
-    return { value: slot.value as V, fetchedAt: new Date(slot.fetchedAt) };
   }
 
   /** Forgets every value (after a write that makes them wrong). */
   clear(): void {
-    for (const [key, slot] of this.#slots) if (!slot.pending) this.#slots.delete(key);
-  }
-
-  #refresh(key: string, load: () => Promise<V>): Promise<Cached<V>> {
-    const slot: Slot<V> = this.#slots.get(key) ?? {};
-    this.#slots.set(key, slot);
-    const pending = (async (): Promise<Cached<V>> => {
-      try {
-        const value = await load();
-        const fetchedAt = this.#now();
-        slot.value = value;
-        slot.fetchedAt = fetchedAt;
-        this.#evict();
-        return { value, fetchedAt: new Date(fetchedAt) };
-      } catch (error) {
-        if (slot.fetchedAt === undefined) throw error;
-        return {
-          value: slot.value as V,
-          fetchedAt: new Date(slot.fetchedAt),
-          stale: { age_seconds: Math.round((this.#now() - slot.fetchedAt) / 1000), error },
-        };
-      } finally {
-        slot.pending = undefined;
-        if (slot.fetchedAt === undefined) this.#slots.delete(key);
-      }
-    })();
-    slot.pending = pending;
-    return pending;
-  }
-
-  #evict(): void {
-    while (this.#slots.size > this.#maxKeys) {
-      let oldest: string | undefined;
-      let oldestAt = Number.POSITIVE_INFINITY;
-      for (const [key, slot] of this.#slots) {
-        if (slot.fetchedAt !== undefined && !slot.pending && slot.fetchedAt < oldestAt) {
-          oldest = key;
-          oldestAt = slot.fetchedAt;
-        }
-      }
-      if (oldest === undefined) return;
-      this.#slots.delete(oldest);
-    }
+    this.#entries.clear();
   }
 }
 

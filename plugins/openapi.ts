@@ -1,4 +1,5 @@
 // The OpenAPI 3 document is generated from the route schemas; /api/openapi.json serves it and /api/docs renders it.
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
@@ -61,20 +62,99 @@ function impliedStatuses(route: RouteOptions): number[] {
   return statuses;
 }
 
+/**
+ * A shared schema (app.addSchema, named by its $id) used whole as a body or a response is written in the document
+ * as a reference to its one entry under components, not copied into every operation that uses it. Only the
+ * document changes: Fastify validates and serializes with the route's own schema.
+ */
+function byReference(schema: unknown, shared: object): unknown {
+  const id = (schema as { $id?: unknown } | undefined)?.$id;
+  return typeof id === 'string' && Object.hasOwn(shared, id) ? { $ref: id } : schema;
+}
+
 /** One route's documentation as it is served: its access, every status it can send, its real request body. */
-function documentRoute(schema: FastifySchema | undefined, route: RouteOptions): FastifySchema {
+function documentRoute(
+  schema: FastifySchema | undefined,
+  route: RouteOptions,
+  shared: object,
+): FastifySchema {
   const documented: FastifySchema = { ...schema };
   // Public routes need no credentials: no lock in the docs.
   if (route.config?.access === 'public') documented.security = [];
   const response = { ...(documented.response as Record<string, unknown> | undefined) };
   for (const status of impliedStatuses(route)) response[status] ??= ErrorResponse;
+  for (const status of Object.keys(response)) response[status] = byReference(response[status], shared);
   documented.response = response;
+  if (documented.body) documented.body = byReference(documented.body, shared);
   if (documented.requestBody) {
     const content = Object.entries(documented.requestBody).map(([media, body]) => [media, { schema: body }]);
     documented.body = { content: Object.fromEntries(content) };
     documented.consumes = Object.keys(documented.requestBody);
   }
   return documented;
+}
+
+/** What each error status means for a client, shown once under components.responses. */
+const errorMeanings: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'No credentials, or bad ones',
+  403: 'Not allowed for this principal or tier',
+  404: "Not found (or outside the agent's space)",
+  409: 'Conflicts with the current state',
+  412: 'The If-Match ETag is stale',
+  413: 'The body is too large',
+  415: 'Unsupported media type',
+  422: 'Valid, but not applicable',
+  429: 'Rate limited: wait for Retry-After seconds',
+  502: 'The upstream failed',
+  503: 'The database is down or the service is shutting down',
+};
+
+interface Response {
+  $ref?: string;
+  description?: string;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+
+interface Responses {
+  paths?: Record<string, Record<string, { responses?: Record<string, Response> }>>;
+  components?: { responses?: Record<string, Response> };
+}
+
+const errorSchema = '#/components/schemas/ErrorResponse';
+
+/**
+ * Every operation lists the error statuses it can send, each with the same body: one response per status under
+ * components.responses (BadRequest, Unauthorized ...), referenced from the operations. An error is JSON whatever
+ * the route's success media type (an event stream, audio, CSV), so the shared response says application/json.
+ */
+function sharedErrorResponses<T extends object>(openapi: T): T {
+  const document = openapi as Responses;
+  const shared: Record<string, Response> = {};
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const { responses = {} } of Object.values(operations)) {
+      for (const [status, response] of Object.entries(responses)) {
+        const media = Object.values(response.content ?? {});
+        const plainError =
+          Number(status) >= 400 &&
+          response.description === 'Default Response' &&
+          media.length > 0 &&
+          media.every((entry) => entry.schema?.$ref === errorSchema);
+        if (!plainError) continue;
+        const name = (STATUS_CODES[status] ?? `Error ${status}`).replace(/[^A-Za-z0-9]/g, '');
+        shared[name] ??= {
+          description: errorMeanings[Number(status)] ?? STATUS_CODES[status] ?? 'Error',
+          content: { 'application/json': { schema: { $ref: errorSchema } } },
+        };
+        responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  document.components = {
+    ...document.components,
+    responses: { ...document.components?.responses, ...shared },
+  };
+  return openapi;
 }
 
 export default fp<{ version: string }>(
@@ -96,10 +176,15 @@ export default fp<{ version: string }>(
         },
         security: [{ bearer: [] }, { access: [] }],
       },
-      transform: ({ schema, url, route }) => ({ schema: documentRoute(schema, route), url }),
+      transform: ({ schema, url, route, ...document }) => {
+        const shared = 'openapiObject' in document ? document.openapiObject.components?.schemas : undefined;
+        return { schema: documentRoute(schema, route, shared ?? {}), url };
+      },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
       transformObject: (document) =>
-        'openapiObject' in document ? optionalDefaults(document.openapiObject) : document.swaggerObject,
+        'openapiObject' in document
+          ? sharedErrorResponses(optionalDefaults(document.openapiObject))
+          : document.swaggerObject,
     });
     await app.register(
       publicAccess(async (docs) => {

@@ -270,6 +270,13 @@ t.test('end to end on this machine: espeak-ng speaks, sox resamples, pocketsphin
     headers: { range: 'bytes=-10' },
   });
   t.same(tail.rawPayload, audio.subarray(audio.length - 10));
+  const several = await ta.asOwner({
+    method: 'GET',
+    url: `/api/voice/clips/${clip_id}/audio`,
+    headers: { range: 'bytes=0-9,100-109' },
+  });
+  t.equal(several.statusCode, 200, 'several ranges: the whole clip');
+  t.equal(several.rawPayload.length, audio.length);
   const beyond = await ta.asOwner({
     method: 'GET',
     url: `/api/voice/clips/${clip_id}/audio`,
@@ -278,6 +285,12 @@ t.test('end to end on this machine: espeak-ng speaks, sox resamples, pocketsphin
   t.equal(beyond.statusCode, 416);
   t.equal(beyond.json().code, 'RANGE_NOT_SATISFIABLE');
   t.equal(beyond.headers['content-range'], `bytes */${audio.length}`);
+  const backwards = await ta.asOwner({
+    method: 'GET',
+    url: `/api/voice/clips/${clip_id}/audio`,
+    headers: { range: 'bytes=200-100' },
+  });
+  t.equal(backwards.statusCode, 416, 'a range that ends before it starts is not satisfiable');
 
   // A row whose file went missing is a clear 404.
   await unlink(file);

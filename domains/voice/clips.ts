@@ -1,7 +1,7 @@
 // Retained clips on disk: under VOICE_CLIPS_DIR (mode 0700), each file mode 0600 (personal data), named by its row's
 // id. A clip is written before its row and removed if the row cannot be stored, so neither outlives the other.
 import { randomUUID } from 'node:crypto';
-import { chmod, copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Sql } from '../../plugins/db.ts';
 import type { AudioType } from './audio.ts';
@@ -72,14 +72,4 @@ export async function purgeClips(sql: Sql, dir: string, days: number, now: Date)
   const rows = await deleteClipsBefore(sql, cutoff);
   await Promise.all(rows.map((row) => rm(clipPath(dir, row.file_name), { force: true })));
   return rows.length;
-}
-
-/** The file's size, or null when it is missing. */
-export async function clipFileSize(dir: string, fileName: string): Promise<number | null> {
-  try {
-    const info = await stat(clipPath(dir, fileName));
-    return info.isFile() ? info.size : null;
-  } catch {
-    return null;
-  }
 }

@@ -6,8 +6,8 @@
 //   GET    /api/voice/clips             retained clips, newest first (paginated)
 //   GET    /api/voice/clips/:id/audio   the audio, with byte ranges for seeking
 //   DELETE /api/voice/clips/:id         file and row
-import { createReadStream } from 'node:fs';
 import multipart from '@fastify/multipart';
+import { send } from '@fastify/send';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
@@ -16,8 +16,7 @@ import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/sch
 import { ownerOnly } from '../../plugins/auth.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
 import { headerDuration, sniffAudio } from './audio.ts';
-import { clipFileSize, clipPath, removeClip, retainClip } from './clips.ts';
-import { byteRange } from './range.ts';
+import { clipPath, removeClip, retainClip } from './clips.ts';
 import { Transcription, VoiceClip, VoiceSettings } from './schema.ts';
 import { voiceSetting } from './setting.ts';
 import { findClip, listClips } from './store.ts';
@@ -154,26 +153,27 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const clip = await findClip(app.sql, request.params.id);
       if (!clip) throw hubError('VOICE_CLIP_NOT_FOUND', request.params.id);
-      const size = await clipFileSize(config.voiceClipsDir, clip.file_name);
-      if (size === null) throw hubError('VOICE_CLIP_FILE_MISSING', clip.id);
-      const file = clipPath(config.voiceClipsDir, clip.file_name);
-      reply
-        .header('accept-ranges', 'bytes')
+      // @fastify/send answers Range: one range is a 206 with Content-Range, several the whole file, none within the
+      // file a 416. The content type and caching headers are the clip's own.
+      const sent = await send(request.raw, clipPath(config.voiceClipsDir, clip.file_name), {
+        contentType: false,
+        cacheControl: false,
+        etag: false,
+        lastModified: false,
+        index: false,
+      });
+      if (sent.statusCode === 404) throw hubError('VOICE_CLIP_FILE_MISSING', clip.id);
+      if (sent.statusCode === 416) {
+        reply.header('content-range', sent.headers['Content-Range']);
+        throw hubError('RANGE_NOT_SATISFIABLE', `the clip has ${clip.size_bytes} bytes`);
+      }
+      if (sent.type === 'error') throw sent.metadata.error;
+      return reply
+        .status(sent.statusCode as 200 | 206) // or 304, to If-None-Match: *
+        .headers(sent.headers)
         .header('cache-control', 'private, no-cache')
-        .type(clip.content_type);
-      const range = byteRange(request.headers.range, size);
-      if (range === 'unsatisfiable') {
-        reply.header('content-range', `bytes */${size}`);
-        throw hubError('RANGE_NOT_SATISFIABLE', `the clip has ${size} bytes`);
-      }
-      if (range) {
-        return reply
-          .status(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
-          .header('content-length', range.end - range.start + 1)
-          .send(createReadStream(file, range));
-      }
-      return reply.header('content-length', size).send(createReadStream(file));
+        .type(clip.content_type)
+        .send(sent.stream);
     },
   );
 

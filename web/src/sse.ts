@@ -1,4 +1,7 @@
-// Server-sent events over fetch: the assistant's turns are POSTs, which EventSource cannot send.
+// Server-sent events over fetch: the assistant's turns are POSTs, which EventSource cannot send. The stream is
+// parsed by eventsource-parser; what is ours is the default event name and the JSON in each event's data.
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+
 export interface StreamEvent {
   event: string;
   data: unknown;
@@ -7,30 +10,19 @@ export interface StreamEvent {
 /** Reads `response`'s event stream, calling `onEvent` for each event as it arrives. */
 export async function readEvents(response: Response, onEvent: (event: StreamEvent) => void): Promise<void> {
   if (!response.body) return;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  const reader = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buffer += value;
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) event = line.slice(6).trim();
-        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-      }
-      if (data.length === 0) continue;
-      const text = data.join('\n');
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // Not JSON: handed over as text.
-      }
-      onEvent({ event, data: parsed });
+    let data: unknown = value.data;
+    try {
+      data = JSON.parse(value.data);
+    } catch {
+      // Not JSON: handed over as text.
     }
+    onEvent({ event: value.event ?? 'message', data });
   }
 }
