@@ -103,6 +103,7 @@ export const agentRoutes: readonly string[] = [
   'GET /api/network-hosts/:id',
   'GET /api/search',
   // Capture.
+  'GET /api/captures',
   'POST /api/capture',
   'POST /api/capture/upload',
   // The tool protocol, and an agent's own profile.

@@ -47,7 +47,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     type: 'speedtest',
     intervalMs: 60_000,
     read: () =>
-      history({ since: new Date(Date.now() - cardDays * 86_400_000).toISOString(), limit: cardResults }),
+      history({
+        since: new Date(Date.now() - cardDays * 86_400_000).toISOString(),
+        limit: cardResults,
+        offset: 0,
+      }),
   });
 
   await app.register(

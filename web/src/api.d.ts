@@ -75,6 +75,8 @@ export interface paths {
                                 pending: number[];
                             };
                             worker: string;
+                            /** @description Why the service is not ready, in words (empty when ready): the database, migrations, the worker */
+                            reasons: string[];
                             /** @description WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait for one: jobs queue up until a worker starts. Absent when the database cannot be asked. */
                             worker_processes?: number;
                         };
@@ -94,6 +96,8 @@ export interface paths {
                                 pending: number[];
                             };
                             worker: string;
+                            /** @description Why the service is not ready, in words (empty when ready): the database, migrations, the worker */
+                            reasons: string[];
                             /** @description WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait for one: jobs queue up until a worker starts. Absent when the database cannot be asked. */
                             worker_processes?: number;
                         };
@@ -1028,6 +1032,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List captures and uploads, newest first
+         * @description Each captured URL (from the API, the bookmark webhook or the linkding pull) with its state and error, and each uploaded file (completed at once); document_id is the source document it produced. Filter by state and space_id. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An agent scoped to one space sees that space's only (another space_id is 404).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    state?: "queued" | "completed" | "failed" | "cancelled";
+                    space_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Capture"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/capture": {
         parameters: {
             query?: never;
@@ -1039,7 +1097,7 @@ export interface paths {
         put?: never;
         /**
          * Capture a URL
-         * @description Queues ingest.video for youtube.com, www.youtube.com, m.youtube.com and youtu.be URLs and ingest.url for any other http(s) URL; the job stores the page as a searchable source document. A URL whose address, or whose host name's addresses, the guard refuses is a 400 URL_REFUSED. The same idempotency_key again returns the first capture (duplicate: true) and queues nothing; with another URL it is a 409 IDEMPOTENCY_KEY_REUSED. A suggest-tier agent gets 202 with pending_change_id: the owner's approval performs the capture.
+         * @description Queues ingest.video for youtube.com, www.youtube.com, m.youtube.com and youtu.be URLs and ingest.url for any other http(s) URL; the job stores the page as a searchable source document. A URL whose address, or whose host name's addresses, the guard refuses is a 400 URL_REFUSED. The same idempotency_key again in the same space returns the first capture (duplicate: true) and queues nothing; with another URL it is a 409 IDEMPOTENCY_KEY_REUSED (keys are unique per space). A suggest-tier agent gets 202 with pending_change_id: the owner's approval performs the capture.
          */
         post: {
             parameters: {
@@ -1108,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document
-         * @description multipart/form-data with the fields space_id (a UUID of an existing space, checked before anything is stored), file (text, Markdown, HTML or PDF; the type is checked against the content; others are refused with 415; at most UPLOAD_MAX_BYTES, now 26214400 bytes) and optionally title. The file becomes a searchable source document of origin "upload" at once (its text cut at DOCUMENT_MAX_CHARS, now 500000, the metadata saying so). A suggest-tier agent gets 202 with pending_change_id: the file is kept with the proposal and stored on the owner's approval.
+         * @description multipart/form-data with the fields space_id (a UUID of an existing space, checked before anything is stored), file (text, Markdown, HTML or PDF; the type is checked against the content; others are refused with 415; at most UPLOAD_MAX_BYTES, now 26214400 bytes) and optionally title. The file becomes a searchable source document of origin "upload" at once (its text cut at DOCUMENT_MAX_CHARS, now 500000, the metadata saying so). The file is streamed to disk as it arrives, never held whole in memory. A suggest-tier agent gets 202 with pending_change_id: the file waits on disk with the proposal (its type checked by its first bytes; its text is extracted on the owner's approval), within the agent's quota (setting pending_quota; 429 PENDING_QUOTA beyond).
          */
         post: {
             parameters: {
@@ -1182,6 +1240,7 @@ export interface paths {
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 422: components["responses"]["UnprocessableEntity"];
@@ -1523,7 +1582,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         parent_id?: string | null;
@@ -1827,7 +1886,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         name: string;
@@ -2565,7 +2624,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a ref (an identity that exists already is a 409; see /refs/upsert) */
+        /** Create a ref (an identity that exists already in its space is a 409; see /refs/upsert) */
         post: {
             parameters: {
                 query?: never;
@@ -2578,7 +2637,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         /** @description where the reference comes from (github, arxiv, bookmarks...) */
@@ -2784,7 +2843,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a ref by its external identity, atomically (201 created, 200 updated)
-         * @description Fields left out keep their value. An identity that exists in another space is a 409.
+         * @description Fields left out keep their value. Identities are unique per space: the same identity in another space is another ref.
          */
         post: {
             parameters: {
@@ -2798,7 +2857,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         /** @description where the reference comes from (github, arxiv, bookmarks...) */
@@ -2938,7 +2997,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         url?: string | null;
@@ -3194,7 +3253,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: uuid
-                         * @description The space to create in. Required (400 without it), except for an agent scoped to one space: it defaults to the agent's space.
+                         * @description The space to create in. Default: for an agent scoped to one space, its space; otherwise the "Inbox" space (made on first use), where captures without a space go too.
                          */
                         space_id?: string;
                         name: string;
@@ -3745,7 +3804,7 @@ export interface paths {
         };
         /**
          * Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together
-         * @description Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. Agents see hits from the spaces in their scope only; a space-scoped agent sees the messages of its own space and no global ones. Above 10,000 matches the total and facets are estimates (total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, suggestions offers the query with close spellings of words already written.
+         * @description Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. Agents see hits from the spaces in their scope only, and messages only of the conversation their own assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates (total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, suggestions offers the query with close spellings of words already written.
          */
         get: {
             parameters: {
@@ -3903,6 +3962,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["PendingChange"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pending-changes/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pending change's file (an agent's upload), as a download
+         * @description Always sent as application/octet-stream with Content-Disposition: attachment and nosniff, whatever type the agent declared, so nothing an agent uploads is ever rendered by the browser as a page of the hub. 404 PENDING_CHANGE_NOT_FOUND when the change does not exist or carries no file (any more: the file goes once the change is applied or rejected).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the bytes as the agent sent them */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": unknown;
                     };
                 };
                 400: components["responses"]["BadRequest"];
@@ -4308,6 +4414,7 @@ export interface paths {
                     since?: string;
                     until?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -4374,6 +4481,7 @@ export interface paths {
                     since?: string;
                     until?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -4915,12 +5023,12 @@ export interface paths {
         };
         /**
          * An icon as PNG, from an uploaded set or the brand icons, rendered locally
-         * @description Sources in order: an icon of that name in an uploaded set (?set= picks the set), then a simple-icons brand, drawn in its colour or ?color=. SVGs are rendered at ?size= pixels; a PNG set icon is sent as uploaded. Cached in memory and on disk; Cache-Control no-cache with a strong ETag.
+         * @description Sources in order: an icon of that name in an uploaded set (?set= picks the set), then a simple-icons brand, drawn in its colour or ?color=. SVGs are rendered at ?size= pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512; a PNG set icon is sent as uploaded. Cached in memory and on disk (ICON_CACHE_MAX_MB, least recently used first out); Cache-Control no-cache with a strong ETag. Without credentials an address gets at most 120 new renders a minute (429 RATE_LIMITED with Retry-After beyond); cached images are always served.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description width and height in pixels */
+                    /** @description width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG sources; a PNG set icon is sent as uploaded) */
                     size?: number;
                     /** @description six hex digits, with or without # (send # as %23); brand icons only */
                     color?: string;
@@ -5056,7 +5164,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an icon set (a zip, sent or fetched from a URL)
-         * @description multipart/form-data with name ([a-z0-9-]{1,40}) and file (a zip), or JSON { name, url } for a zip fetched through the guarded client (private and loopback addresses refused). .svg and .png entries become icons (folders flattened, names normalised to [a-z0-9-]), checked by their bytes; SVGs are sanitised. Limits: ICON_ZIP_MAX_ENTRIES, ICON_ZIP_MAX_TOTAL_BYTES, ICON_ZIP_MAX_ENTRY_BYTES, ICON_ZIP_MAX_RATIO; an archive over one, or with an absolute, `..`, symlink or encrypted entry, is refused whole. 415 when no file is acceptable; 409 when the name exists, unless ?replace=true.
+         * @description multipart/form-data with name ([a-z0-9-]{1,40}) and file (a zip), or JSON { name, url } for a zip fetched through the guarded client (private and loopback addresses refused unless INGEST_ALLOW_PRIVATE lists them). .svg and .png entries become icons (folders flattened, names normalised to [a-z0-9-]), checked by their bytes; SVGs are sanitised. Limits: ICON_ZIP_MAX_ENTRIES, ICON_ZIP_MAX_TOTAL_BYTES, ICON_ZIP_MAX_ENTRY_BYTES, ICON_ZIP_MAX_RATIO; an archive over one, or with an absolute, `..`, symlink or encrypted entry, is refused whole. 415 when no file is acceptable; 409 when the name exists, unless ?replace=true.
          */
         post: {
             parameters: {
@@ -5255,7 +5363,7 @@ export interface paths {
         put?: never;
         /**
          * Add one icon to a set
-         * @description multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised) and optionally name (else taken from the file name). 409 when the set has that name, unless ?replace=true.
+         * @description multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised; at most ICON_ZIP_MAX_ENTRY_BYTES, now 1048576, else 413) and optionally name (else taken from the file name). 409 when the set has that name, unless ?replace=true.
          */
         post: {
             parameters: {
@@ -5365,6 +5473,7 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
@@ -5387,6 +5496,115 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 403: components["responses"]["Forbidden"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The live browser sessions, most recently used first; current marks this request's */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["BrowserSession"][];
+                            total: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Sign out everywhere: ends every browser session, this one included */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one browser session */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
@@ -5829,15 +6047,24 @@ export interface paths {
                         name: string;
                         kind: "http" | "tcp";
                         category?: string;
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -5928,15 +6155,24 @@ export interface paths {
                         name: string;
                         kind: "http" | "tcp";
                         category?: string;
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -6016,15 +6252,24 @@ export interface paths {
                         name?: string;
                         category?: string;
                         kind?: "http" | "tcp";
+                        /** @description The address checked; required for an http check */
                         url?: string | null;
+                        /** @description required for a tcp check */
                         host?: string | null;
+                        /** @description required for a tcp check */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
                         verify_tls?: boolean;
+                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+                        basic_auth?: {
+                            username: string;
+                            password: string;
+                        } | null;
                         interval_s?: number;
                         timeout_ms?: number;
                         retries?: number;
@@ -6076,6 +6321,7 @@ export interface paths {
                 query?: {
                     since?: string;
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -7187,6 +7433,8 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description How many of the newest (before `before`) to skip */
+                    offset?: number;
                     /** @description A message id: the page of messages older than it */
                     before?: string;
                 };
@@ -7357,6 +7605,8 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description How many of the newest (before `before`) to skip */
+                    offset?: number;
                     /** @description A message id: the page of messages older than it */
                     before?: string;
                 };
@@ -7568,7 +7818,7 @@ export interface paths {
         };
         /**
          * Change the assistant settings
-         * @description avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour.
+         * @description avatar: an iconRef (brand:<slug>, set:<set>:<name>) or an emoji; accent: a hex colour. agent_id and infra_agent_id may be left out: they keep their values.
          */
         put: {
             parameters: {
@@ -7586,9 +7836,9 @@ export interface paths {
                         persona: string;
                         voiceMode: "off" | "push-to-talk" | "hands-free";
                         /** @description The agent of the global assistant and of companions; null: the built-in "assistant" */
-                        agent_id: string | null;
+                        agent_id?: string | null;
                         /** @description The infrastructure agent; null: the first agent holding the infra capability */
-                        infra_agent_id: string | null;
+                        infra_agent_id?: string | null;
                     };
                 };
             };
@@ -8001,7 +8251,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -8087,6 +8337,31 @@ export interface components {
             space_id: string;
             title: string | null;
             state: "queued" | "completed" | "failed" | "cancelled";
+        };
+        Capture: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {unknown} */
+            origin: "url" | "upload" | "webhook" | "video";
+            /** @description The captured URL; null for an upload */
+            url: string | null;
+            /** @description An upload's file name; null for a URL */
+            filename: string | null;
+            /** @description The title given with the capture, else the document's; null until the page is fetched */
+            title: string | null;
+            state: "queued" | "completed" | "failed" | "cancelled";
+            /** @description Why the capture failed or was cancelled */
+            error: string | null;
+            /** Format: uuid */
+            space_id: string;
+            /** @description The source document it produced (GET /api/source-docs/:id); null until it completes */
+            document_id: string | null;
+            /** @description The ingest job in /api/jobs (retry a failed one there); null for an upload */
+            job_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         Job: {
             /** @description graphile-worker's job id */
@@ -8245,9 +8520,21 @@ export interface components {
             entity_id: string | null;
             /** @description the space the change lands in */
             space_id: string | null;
-            /** @description the create, update or upsert body, as the REST route takes it */
+            /** @description the create, update or upsert body, as the REST route takes it (an upload: space_id, title) */
             payload: {
                 [key: string]: unknown;
+            } | null;
+            /** @description true in a list when the payload is over 4 KiB: long strings are cut to 500 characters and large objects replaced by a note of their size. GET /api/pending-changes/:id has it whole. */
+            payload_truncated: boolean;
+            file: {
+                /** @description the file name the agent gave */
+                name: string;
+                /** @description the media type the agent declared (checked against the bytes on approval) */
+                type: string;
+                /** @description bytes */
+                size: number;
+                /** @description hex SHA-256 of the bytes */
+                sha256: string;
             } | null;
             /** @enum {unknown} */
             status: "pending" | "applying" | "applied" | "rejected";
@@ -8331,6 +8618,24 @@ export interface components {
             via: "session" | "bearer" | "access" | null;
             expires_at: string | null;
         };
+        BrowserSession: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description recorded at most once a minute
+             */
+            last_used_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description the client address it was made from */
+            address: string | null;
+            user_agent: string | null;
+            /** @description the session of this request */
+            current: boolean;
+        };
         Device: {
             /** @description lowercase, colon-separated */
             mac: string;
@@ -8367,6 +8672,10 @@ export interface components {
             keyword: string | null;
             follow_redirects: boolean;
             verify_tls: boolean;
+            /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
+            basic_auth: {
+                set: boolean;
+            };
             interval_s: number;
             timeout_ms: number;
             retries: number;
@@ -8619,6 +8928,7 @@ export type SchemaTheme = components['schemas']['Theme'];
 export type SchemaAgent = components['schemas']['Agent'];
 export type SchemaAgentToken = components['schemas']['AgentToken'];
 export type SchemaCaptureAccepted = components['schemas']['CaptureAccepted'];
+export type SchemaCapture = components['schemas']['Capture'];
 export type SchemaJob = components['schemas']['Job'];
 export type SchemaPage = components['schemas']['Page'];
 export type SchemaProject = components['schemas']['Project'];
@@ -8633,6 +8943,7 @@ export type SchemaSpeedtestResult = components['schemas']['SpeedtestResult'];
 export type SchemaVoiceClip = components['schemas']['VoiceClip'];
 export type SchemaIconSet = components['schemas']['IconSet'];
 export type SchemaSessionState = components['schemas']['SessionState'];
+export type SchemaBrowserSession = components['schemas']['BrowserSession'];
 export type SchemaDevice = components['schemas']['Device'];
 export type SchemaService = components['schemas']['Service'];
 export type SchemaDashboardLayout = components['schemas']['DashboardLayout'];
