@@ -7,10 +7,10 @@
 // The server's statement_timeout cannot end a query on a server that is frozen (its processes stopped, the
 // sockets still open): nothing would answer, and every request holding a connection would wait for the kernel to
 // give up on it. So the bounds are the client's: a connection must be open and ready within connect_timeout, and
-// when two pings in a row go unanswered the pool's sockets are cut, which fails every query waiting on them
-// (503 DATABASE_UNAVAILABLE, about 3 s after the freeze at most), and no new connection is tried (queries needing
-// one fail at once) until a ping is answered again. One slow ping (a busy machine) only makes new requests answer
-// 503 until the next one is answered.
+// when three pings in a row go unanswered (each re-tried at once) the pool's sockets are cut, which fails every
+// query waiting on them (503 DATABASE_UNAVAILABLE, about 3.5 s after the freeze at most), and no new connection is
+// tried (queries needing one fail at once) until a ping is answered again. A slow ping or two (a busy machine)
+// change nothing: requests are refused only once the database is confirmed gone.
 import net from 'node:net';
 import fp from 'fastify-plugin';
 import postgres, { type ISql, type Sql } from 'postgres';
@@ -156,7 +156,7 @@ export async function assertNotSuperuser(sql: Sql, allow: boolean): Promise<void
 }
 
 export interface DatabaseWatch {
-  /** False from the first unanswered ping until the next answered one. */
+  /** False from the third unanswered ping in a row until the next answered one. */
   up(): boolean;
   /** Why the last ping went unanswered, and since when; null while the database answers. */
   problem(): { reason: string; since: Date } | null;
@@ -170,13 +170,16 @@ export interface WatchOptions {
   /** How long a ping may go unanswered. */
   timeoutMs?: number;
   /**
-   * Called when a second ping in a row goes unanswered: the database has stopped answering, not merely slowed for
-   * a moment. (The first unanswered ping already makes `up()` false, and the next ping follows at once.)
+   * Called when a third ping in a row goes unanswered: the database has stopped answering, not merely slowed for
+   * a moment; `up()` turns false with it. (After an unanswered ping the next follows at once.)
    */
   onDown?: (reason: string, error: Error | null) => void;
   /** Called when a ping is answered again after onDown. */
   onUp?: () => void;
 }
+
+/** Unanswered pings in a row that mean the database is gone (each ping is given the watch's timeout). */
+const missesForDown = 3;
 
 /** Unanswered pings in a row after which the watch's connection is replaced: a socket may hang for good. */
 const replaceAfterMisses = 5;
@@ -231,20 +234,20 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
     ]);
     clearTimeout(timer);
     if (failure === null) {
-      if (misses >= 2) onUp?.();
+      if (misses >= missesForDown) onUp?.();
       problem = null;
       misses = 0;
       return true;
     }
     misses += 1;
     problem = { reason: failure, since: problem?.since ?? new Date() };
-    if (misses === 2) onDown?.(failure, lastError);
+    if (misses === missesForDown) onDown?.(failure, lastError);
     lastError = null;
     // A server that went away without closing the socket would never answer on it: start afresh now and then.
     if (misses % replaceAfterMisses === 0) replace();
-    // A first miss is confirmed (or not) at once rather than at the next tick, on the same connection: an answer
-    // that is merely late answers both.
-    if (misses === 1) setImmediate(() => void check());
+    // A miss is confirmed (or not) at once rather than at the next tick, on the same connection: an answer that is
+    // merely late answers them all.
+    if (misses < missesForDown) setImmediate(() => void check());
     return false;
   };
 
@@ -259,7 +262,8 @@ export function watchDatabase(url: string, options: WatchOptions = {}): Database
   const timer = setInterval(() => void check(), intervalMs);
   timer.unref();
   return {
-    up: () => problem === null,
+    // A miss or two is a busy machine as often as a stopped database: refusing requests waits for the third.
+    up: () => misses < missesForDown,
     problem: () => problem,
     check,
     async stop() {

@@ -13,6 +13,7 @@ import { describeError } from '../../plugins/errors.ts';
 import { actorOf, insertAuditEntry } from '../audit/store.ts';
 import { applyEntityWriteIn, type EntityWrite, type WriteResult } from '../entities/registry.ts';
 import { readSetting } from '../settings/registry.ts';
+import { defaultSpaceId } from '../spaces/inbox.ts';
 import { keepPendingFile, pendingWriteFile, removePendingFile } from './files.ts';
 import { pendingQuotaSetting } from './setting.ts';
 import {
@@ -110,6 +111,10 @@ export async function proposeChange(
     await lockProposalsOf(tx, principal.agentId);
     await assertProposalRoom(tx, principal, proposalBytes(payload, write));
     const preview = await rehearse(tx, write, principal, config);
+    // A create naming no space goes to the default space, which the rehearsal may have made only to roll it back:
+    // made for real here, so the change names a space that exists.
+    const previewSpace = spaceOf(preview.entity);
+    const spaceId = previewSpace && payload?.space_id === undefined ? await defaultSpaceId(tx) : previewSpace;
     const id = randomUUID();
     const change = await insertPendingChange(tx, {
       id,
@@ -117,7 +122,7 @@ export async function proposeChange(
       entity_type: write.entity_type,
       action: write.action,
       entity_id: write.action === 'update' || write.action === 'delete' ? (write.entity_id ?? null) : null,
-      space_id: spaceOf(preview.entity),
+      space_id: spaceId,
       payload,
       file: file ? { name: file.name, type: file.type, size: file.size, sha256: file.sha256 } : null,
     });

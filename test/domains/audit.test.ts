@@ -77,9 +77,10 @@ t.test(
       payload: { reason: 'not now' },
     });
     const failingId = await propose('Failing');
-    await ta.sql`update pending_changes set payload = ${ta.sql.json({ name: 'Failing' })} where id = ${failingId}`;
+    const gone = '00000000-0000-4000-8000-000000000000';
+    await ta.sql`update pending_changes set payload = ${ta.sql.json({ name: 'Failing', space_id: gone })} where id = ${failingId}`;
     const failed = await ta.asOwner({ method: 'POST', url: `/api/pending-changes/${failingId}/approve` });
-    t.equal(failed.statusCode, 400, 'the stored payload lost its space');
+    t.equal(failed.statusCode, 404, 'the stored payload names a space that is gone');
 
     const audit = async (query = '') => {
       const response = await ta.asOwner({ method: 'GET', url: `/api/audit${query}` });
@@ -135,7 +136,7 @@ t.test(
       action: 'approve',
       pending_change_id: failingId,
       outcome: 'failed',
-      detail: { status_code: 400, error: /space_id/ },
+      detail: { status_code: 404, error: /space not found/ },
     });
 
     const ids = (page: { items: { id: string }[] }) => page.items.map((entry) => entry.id);

@@ -292,15 +292,17 @@ t.test('suggestions are rehearsed: what could never apply is refused at once', a
     url: '/api/pages',
     payload: { title: 'x' },
   });
-  t.equal(noSpace.statusCode, 400, 'an unscoped agent names the space');
-  t.match(noSpace.json().message, /space_id/);
+  t.equal(noSpace.statusCode, 202, 'an unscoped agent naming no space proposes a create in the default space');
+  const inbox = await ta.sql`select id from spaces where name = 'Inbox'`;
+  const proposed = await ta.sql`select space_id from pending_changes where id = ${noSpace.json().pending_change_id}`;
+  t.equal(proposed[0]?.space_id, inbox[0]?.id, 'the change names the default space, which exists');
   const invalid = await ta.asAgent(scoped.token, {
     method: 'POST',
     url: '/api/pages',
     payload: { title: '' },
   });
   t.equal(invalid.statusCode, 400);
-  t.equal(await count(ta, 'pending_changes'), 0, 'none of them was recorded');
+  t.equal(await count(ta, 'pending_changes'), 1, 'none of the refused ones was recorded');
   t.equal(await count(ta, 'pages'), 1, 'and the rehearsals left nothing behind');
 
   const ok = await ta.asAgent(unscoped.token, {
