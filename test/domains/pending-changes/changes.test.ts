@@ -292,9 +292,14 @@ t.test('suggestions are rehearsed: what could never apply is refused at once', a
     url: '/api/pages',
     payload: { title: 'x' },
   });
-  t.equal(noSpace.statusCode, 202, 'an unscoped agent naming no space proposes a create in the default space');
+  t.equal(
+    noSpace.statusCode,
+    202,
+    'an unscoped agent naming no space proposes a create in the default space',
+  );
   const inbox = await ta.sql`select id from spaces where name = 'Inbox'`;
-  const proposed = await ta.sql`select space_id from pending_changes where id = ${noSpace.json().pending_change_id}`;
+  const proposed =
+    await ta.sql`select space_id from pending_changes where id = ${noSpace.json().pending_change_id}`;
   t.equal(proposed[0]?.space_id, inbox[0]?.id, 'the change names the default space, which exists');
   const invalid = await ta.asAgent(scoped.token, {
     method: 'POST',
