@@ -1,4 +1,4 @@
-// App-wide state as signals: the session, the current path, and the toasts.
+// App-wide state as signals: the session, the toasts and whether the search palette is open.
 import { signal } from '@preact/signals';
 
 export interface SessionState {
@@ -8,16 +8,6 @@ export interface SessionState {
 }
 
 export const session = signal<SessionState | null>(null);
-export const path = signal(location.pathname);
-
-export function navigate(to: string): void {
-  if (to === location.pathname + location.search) return;
-  history.pushState(null, '', to);
-  path.value = location.pathname;
-}
-addEventListener('popstate', () => {
-  path.value = location.pathname;
-});
 
 export interface Toast {
   id: number;

@@ -2,11 +2,11 @@
 // once), icon sets (upload a zip, browse), voice (retention; record from the microphone and transcribe).
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, formBody, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Agent, AgentToken, IconSet, VoiceClip } from '../types.ts';
+import { api, formBody, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Agent, AgentToken, IconSet, VoiceClip } from '../../types.ts';
 
 const cssName = (name: string) => `--${name.replaceAll('_', '-')}`;
 const label = (name: string) => name.replace('_', ' ');

@@ -2,12 +2,11 @@
 // error, retry for failed ones, and a link to the document each produced.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, formBody, ok } from '../client.ts';
-import { AppLink } from '../components/AppLink.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Capture as CaptureItem } from '../types.ts';
+import { api, formBody, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Capture as CaptureItem } from '../../types.ts';
 
 const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
@@ -165,7 +164,7 @@ export default function Capture() {
                   <tr key={capture.id}>
                     <td>
                       {capture.document_id ? (
-                        <AppLink href={`/knowledge/doc/${capture.document_id}`}>{name}</AppLink>
+                        <a href={`/knowledge/doc/${capture.document_id}`}>{name}</a>
                       ) : (
                         <strong>{name}</strong>
                       )}

@@ -3,13 +3,14 @@
 // found by search opens here with its conversation, brought into view (#message-<id>).
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { DraftCard } from '../components/DraftCard.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { markdown } from '../lib.ts';
-import { readEvents } from '../sse.ts';
-import { failed, navigate, path, toast } from '../state.ts';
-import type { PendingChange, Space } from '../types.ts';
+import { useLocation } from 'preact-iso';
+import { api, ok } from '../../client.ts';
+import { DraftCard } from '../../components/DraftCard.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { markdown } from '../../lib.ts';
+import { readEvents } from '../../sse.ts';
+import { failed, toast } from '../../state.ts';
+import type { PendingChange, Space } from '../../types.ts';
 
 interface Entry {
   id: string;
@@ -26,7 +27,8 @@ function conversationOf(current: string): string {
 
 export default function Assistant() {
   const spaces = useSignal<Space[]>([]);
-  const where = conversationOf(path.value);
+  const { path, route } = useLocation();
+  const where = conversationOf(path);
   const focused = location.hash.startsWith('#message-') ? location.hash.slice('#message-'.length) : null;
   const entries = useSignal<Entry[]>([]);
   const agentName = useSignal('Assistant');
@@ -114,7 +116,7 @@ export default function Assistant() {
           <select
             onChange={(e) => {
               const value = e.currentTarget.value;
-              navigate(value === 'global' ? '/assistant' : `/assistant/space/${value}`);
+              route(value === 'global' ? '/assistant' : `/assistant/space/${value}`);
             }}
           >
             {/* Selected per option: the spaces arrive after the select is drawn. */}

@@ -3,19 +3,20 @@
 // search finds opens here by its address: /knowledge/{space,page,doc,project,task,resource,ref}/:id.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { AppLink } from '../components/AppLink.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { ago, markdown } from '../lib.ts';
-import { failed, navigate, path, toast } from '../state.ts';
-import type { Page, PageNode, Project, Ref, Resource, SourceDoc, Space, Task } from '../types.ts';
-import { DocumentList, DocumentView, RefView, ResourceView } from './KnowledgeItems.tsx';
+import { useLocation } from 'preact-iso';
+import { api, ok } from '../../client.ts';
+import { Confirm } from '../../components/Dialog.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { ago, markdown } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Page, PageNode, Project, Ref, Resource, SourceDoc, Space, Task } from '../../types.ts';
+import { DocumentList, DocumentView, RefView, ResourceView } from './documents.tsx';
 
 const kinds = ['space', 'page', 'doc', 'project', 'task', 'resource', 'ref'] as const;
 type Kind = (typeof kinds)[number];
 type Tab = 'pages' | 'projects' | 'documents';
 
-function route(current: string): { kind?: Kind; id?: string } {
+function addressed(current: string): { kind?: Kind; id?: string } {
   const [, , kind, id] = current.split('/');
   return (kinds as readonly string[]).includes(kind) && id ? { kind: kind as Kind, id } : {};
 }
@@ -131,10 +132,10 @@ function Tree({
             if (id && id !== node.id) onMove(id, node, place);
           }}
         >
-          <AppLink href={`/knowledge/page/${node.id}`}>
+          <a href={`/knowledge/page/${node.id}`}>
             <Icon name="file" size={15} />
             {node.title}
-          </AppLink>
+          </a>
         </li>
       ))}
     </ul>
@@ -142,7 +143,9 @@ function Tree({
 }
 
 function PageView({ page, onSaved }: { page: Page; onSaved: (page: Page) => void }) {
+  const { route } = useLocation();
   const editing = useSignal(false);
+  const deleting = useSignal(false);
   const title = useSignal(page.title);
   const body = useSignal(page.body);
   useEffect(() => {
@@ -165,10 +168,11 @@ function PageView({ page, onSaved }: { page: Page; onSaved: (page: Page) => void
       failed(error);
     }
   }
-  async function remove() {
-    if (!confirm(`Delete "${page.title}" and its subpages?`)) return;
+  async function remove(yes: boolean) {
+    deleting.value = false;
+    if (!yes) return;
     await ok(api.DELETE('/api/pages/{id}', { params: { path: { id: page.id } } })).then(() => {
-      navigate(`/knowledge/space/${page.space_id}`);
+      route(`/knowledge/space/${page.space_id}`);
     }, failed);
   }
   return (
@@ -198,7 +202,12 @@ function PageView({ page, onSaved }: { page: Page; onSaved: (page: Page) => void
             <button type="button" onClick={() => (editing.value = true)}>
               <Icon name="edit" size={15} /> Edit
             </button>
-            <button type="button" class="ghost danger" aria-label="Delete page" onClick={remove}>
+            <button
+              type="button"
+              class="ghost danger"
+              aria-label="Delete page"
+              onClick={() => (deleting.value = true)}
+            >
               <Icon name="trash" size={15} />
             </button>
           </>
@@ -217,6 +226,9 @@ function PageView({ page, onSaved }: { page: Page; onSaved: (page: Page) => void
         <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(page.body) }} />
       ) : (
         <p class="muted">This page is empty. Edit it to write Markdown.</p>
+      )}
+      {deleting.value && (
+        <Confirm question={`Delete "${page.title}" and its subpages?`} action="Delete" onAnswer={remove} />
       )}
     </article>
   );
@@ -404,7 +416,8 @@ export default function Knowledge() {
   const focus = useSignal<Focus>({});
   const newSpace = useSignal('');
   const newPage = useSignal('');
-  const at = route(path.value);
+  const { path, route } = useLocation();
+  const at = addressed(path);
 
   async function loadSpaces() {
     const list = await ok(api.GET('/api/spaces', { params: { query: { limit: 100 } } }));
@@ -444,7 +457,7 @@ export default function Knowledge() {
     if (!space) return;
     newSpace.value = '';
     await loadSpaces();
-    navigate(`/knowledge/space/${space.id}`);
+    route(`/knowledge/space/${space.id}`);
   }
   async function createPage(event: Event) {
     event.preventDefault();
@@ -455,7 +468,7 @@ export default function Knowledge() {
     if (!created || !('id' in created)) return;
     newPage.value = '';
     await loadTree(spaceId.value);
-    navigate(`/knowledge/page/${created.id}`);
+    route(`/knowledge/page/${created.id}`);
   }
   async function move(id: string, target: PageNode, where: Drop) {
     const body =
@@ -496,13 +509,13 @@ export default function Knowledge() {
           <ul class="list">
             {spaces.value.map((s) => (
               <li key={s.id}>
-                <AppLink
+                <a
                   href={`/knowledge/space/${s.id}`}
-                  current={s.id === spaceId.value ? 'true' : undefined}
+                  aria-current={s.id === spaceId.value ? 'true' : undefined}
                 >
                   <Icon name="folder" size={15} />
                   {s.name}
-                </AppLink>
+                </a>
               </li>
             ))}
           </ul>

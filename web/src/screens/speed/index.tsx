@@ -3,11 +3,11 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { ago, dateTime } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { SpeedtestResult } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { ago, dateTime } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { SpeedtestResult } from '../../types.ts';
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();

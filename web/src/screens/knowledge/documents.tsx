@@ -3,13 +3,12 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import type { paths } from '../api.d.ts';
-import { api, ok } from '../client.ts';
-import { AppLink } from '../components/AppLink.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { ago, dateTime, markdown } from '../lib.ts';
-import { failed } from '../state.ts';
-import type { Ref, Resource, SourceDoc } from '../types.ts';
+import type { paths } from '../../api.d.ts';
+import { api, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { ago, dateTime, markdown } from '../../lib.ts';
+import { failed } from '../../state.ts';
+import type { Ref, Resource, SourceDoc } from '../../types.ts';
 
 type DocumentSummary =
   paths['/api/source-docs']['get']['responses'][200]['content']['application/json']['items'][number];
@@ -41,10 +40,10 @@ export function DocumentList({ spaceId, selected }: { spaceId: string; selected?
       <ul class="tree" aria-label="Documents">
         {documents.value.map((doc) => (
           <li key={doc.id} class={doc.id === selected ? 'selected' : ''}>
-            <AppLink href={`/knowledge/doc/${doc.id}`} current={doc.id === selected ? 'page' : undefined}>
+            <a href={`/knowledge/doc/${doc.id}`} aria-current={doc.id === selected ? 'page' : undefined}>
               <Icon name={doc.origin === 'upload' ? 'file' : 'link'} size={15} />
               {doc.title || doc.url || 'Untitled document'}
-            </AppLink>
+            </a>
           </li>
         ))}
       </ul>

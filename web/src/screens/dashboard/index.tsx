@@ -6,11 +6,11 @@ import { useSignal } from '@preact/signals';
 import { GridStack, type GridStackNode } from 'gridstack';
 import { Component, createRef } from 'preact';
 import { useEffect } from 'preact/hooks';
-import type { components } from '../api.d.ts';
-import { api } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { failed, toast } from '../state.ts';
-import { type Card, CardContent, cardData, cardTitle } from './DashboardCards.tsx';
+import type { components } from '../../api.d.ts';
+import { api } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { failed, toast } from '../../state.ts';
+import { type Card, CardContent, cardData, cardTitle } from './cards.tsx';
 
 type Layout = components['schemas']['DashboardLayout'];
 

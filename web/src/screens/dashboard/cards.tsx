@@ -5,8 +5,8 @@
 // here.
 import { signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { components, paths } from '../api.d.ts';
-import { api, ok } from '../client.ts';
+import type { components, paths } from '../../api.d.ts';
+import { api, ok } from '../../client.ts';
 
 export type Card = components['schemas']['DashboardLayout']['cards'][number];
 type Config = Card['config'];

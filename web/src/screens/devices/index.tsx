@@ -2,12 +2,13 @@
 // editing a device with an icon picker.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { IconPicker } from '../components/IconPicker.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Device } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Dialog } from '../../components/Dialog.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { IconPicker } from '../../components/IconPicker.tsx';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Device } from '../../types.ts';
 
 function DeviceIcon({ device }: { device: Device }) {
   return device.icon_url ? (
@@ -52,7 +53,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
     }, failed);
   }
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-label={`Edit ${title(device)}`}>
+    <Dialog label={`Edit ${title(device)}`} onClose={() => onClose(false)}>
       <form class="modal" onSubmit={save}>
         <h2>Edit {title(device)}</h2>
         <p class="muted small">
@@ -86,7 +87,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
           </button>
         </div>
       </form>
-    </div>
+    </Dialog>
   );
 }
 

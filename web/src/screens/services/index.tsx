@@ -2,11 +2,12 @@
 // discovery found, to promote or dismiss.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Service } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Dialog } from '../../components/Dialog.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Service } from '../../types.ts';
 
 interface Group {
   category: string;
@@ -188,7 +189,7 @@ export default function Services() {
         )}
       </section>
       {draft.value && (
-        <div class="overlay" role="dialog" aria-modal="true" aria-label="Service">
+        <Dialog label="Service" onClose={() => (draft.value = null)}>
           <form class="modal" onSubmit={save}>
             <h2>{draft.value.id ? 'Edit service' : 'Add a service'}</h2>
             <label>
@@ -224,7 +225,7 @@ export default function Services() {
               </button>
             </div>
           </form>
-        </div>
+        </Dialog>
       )}
     </div>
   );

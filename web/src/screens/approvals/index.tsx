@@ -1,14 +1,14 @@
 // Approvals: agents' proposals waiting for the owner, decided in place; the audit log of every decision.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { components } from '../api.d.ts';
-import { api, ok } from '../client.ts';
-import { DraftCard } from '../components/DraftCard.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { FieldList } from '../components/Proposal.tsx';
-import { dateTime } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Agent, AuditEntry, PendingChange } from '../types.ts';
+import type { components } from '../../api.d.ts';
+import { api, ok } from '../../client.ts';
+import { DraftCard } from '../../components/DraftCard.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { FieldList } from '../../components/Proposal.tsx';
+import { dateTime } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Agent, AuditEntry, PendingChange } from '../../types.ts';
 
 type PendingAction = components['schemas']['PendingAction'];
 
