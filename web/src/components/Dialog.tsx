@@ -25,12 +25,17 @@ export function Dialog(props: {
     };
   }, []);
   return (
-    // biome-ignore lint/a11y/useKeyWithClickEvents: a click beside the panel closes it; the keyboard has Escape
     <dialog
       ref={dialog}
       class={props.class ?? 'overlay'}
       aria-label={props.label}
       onCancel={(event) => {
+        event.preventDefault();
+        onClose.current();
+      }}
+      // Escape closes at once, also from a field that would take it for itself (a search field clears its text).
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
         event.preventDefault();
         onClose.current();
       }}
