@@ -5,16 +5,12 @@
 // here.
 import { signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { components, paths } from '../../api.d.ts';
+import type { components } from '../../api.d.ts';
 import { api, ok } from '../../client.ts';
+import type { Answer } from '../../types.ts';
 
 export type Card = components['schemas']['DashboardLayout']['cards'][number];
 type Config = Card['config'];
-type Answer<P extends keyof paths> = paths[P] extends {
-  get: { responses: { 200: { content: { 'application/json': infer Body } } } };
-}
-  ? Body
-  : never;
 type SpeedHistory = Answer<'/api/speedtest/history'>;
 type ServiceGroups = Answer<'/api/health/services'>;
 type AiUsage = Answer<'/api/ai-usage'>;
