@@ -3,104 +3,19 @@
 // placement, cards added and removed.
 import 'gridstack/dist/gridstack.min.css';
 import { useSignal } from '@preact/signals';
-import { GridStack, type GridStackNode } from 'gridstack';
-import { Component, createRef } from 'preact';
-import { useEffect } from 'preact/hooks';
-import type { components } from '../../api.d.ts';
+import type { GridStackNode } from 'gridstack';
+import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../../client.ts';
 import { Icon } from '../../components/Icon.tsx';
+import { useData } from '../../data.ts';
 import { failed, toast } from '../../state.ts';
-import { type Card, CardContent, cardData, cardTitle } from './cards.tsx';
+import { type Card, cardData } from './cards/index.tsx';
+import { cardTypes, Grid, type Layout, titles } from './grid.tsx';
 
-type Layout = components['schemas']['DashboardLayout'];
-
-/** Every card type the layout API takes (the compiler holds this list to the generated API types), with its title. */
-const titles: Record<Card['type'], string> = {
-  clock: 'Clock',
-  weather: 'Weather',
-  host: 'Host',
-  speedtest: 'Speed test',
-  cluster: 'Cluster',
-  storage: 'Storage',
-  backups: 'Backups',
-  'ai-usage': 'AI usage',
-  health: 'Service health',
-  blank: 'Spacer',
-  flame: 'Flame',
-};
-const cardTypes = Object.keys(titles) as Card['type'][];
-
-interface GridProps {
+interface Saved {
   layout: Layout;
-  onChange: (nodes: GridStackNode[]) => void;
-  onRemove: (id: string) => void;
-}
-
-/** The grid belongs to gridstack once mounted: it never re-renders, a new layout mounts a new one (by key). */
-class Grid extends Component<GridProps> {
-  host = createRef<HTMLDivElement>();
-  grid: GridStack | null = null;
-  shouldComponentUpdate() {
-    return false;
-  }
-  componentDidMount() {
-    // Snap packs the cards in list order, as the hub does; free keeps them where they are dropped.
-    const mode = this.props.layout.mode === 'free' ? 'float' : 'list';
-    this.grid = GridStack.init(
-      {
-        column: 12,
-        cellHeight: 96,
-        margin: 6,
-        mode,
-        handle: '.card-head',
-        animate: false,
-        columnOpts: { breakpoints: [{ w: 760, c: 1 }] },
-      },
-      this.host.current!,
-    );
-    this.grid?.on('change', (_event, nodes) => this.props.onChange(this.grid?.engine.nodes ?? nodes));
-  }
-  componentWillUnmount() {
-    this.grid?.destroy(false);
-  }
-  render() {
-    return (
-      <div class="grid-stack" ref={this.host}>
-        {this.props.layout.cards.map((card) => {
-          const title = cardTitle(card, titles[card.type]);
-          return (
-            <div
-              key={card.id}
-              class="grid-stack-item"
-              gs-id={card.id}
-              gs-x={card.x}
-              gs-y={card.y}
-              gs-w={card.w}
-              gs-h={card.h}
-              data-card={card.type}
-            >
-              <section class={`grid-stack-item-content card card-${card.type}`} aria-label={title}>
-                <header class="card-head">
-                  <h2>{title}</h2>
-                  <button
-                    type="button"
-                    class="ghost small card-remove"
-                    aria-label={`Remove ${title} card`}
-                    onClick={() => this.props.onRemove(card.id)}
-                  >
-                    <Icon name="x" size={14} />
-                  </button>
-                </header>
-                <div class="card-body">
-                  <CardContent card={card} />
-                </div>
-              </section>
-            </div>
-          );
-        })}
-      </div>
-    );
-  }
+  etag: string | null;
+  mount: number;
 }
 
 function inputOf(cards: Card[]) {
@@ -108,37 +23,38 @@ function inputOf(cards: Card[]) {
 }
 
 export default function Dashboard() {
-  const layout = useSignal<Layout | null>(null);
-  const etag = useSignal<string | null>(null);
-  const version = useSignal(0);
-  const adding = useSignal('clock');
-
-  async function load() {
+  // The layout with its version (If-Match on each save) and the grid's mount number: a layout read, or saved with
+  // cards added, removed or repacked, mounts a new grid.
+  const mounts = useRef(0);
+  const saved = useData<Saved>(async () => {
     const { data, error, response } = await api.GET('/api/dashboard/layout');
     if (error || !data) throw new Error(`the layout could not be loaded (${response.status})`);
-    layout.value = data;
-    etag.value = response.headers.get('etag');
-    version.value++;
-  }
+    return { layout: data, etag: response.headers.get('etag'), mount: ++mounts.current };
+  });
+  // The grid keeps the handlers it was mounted with: they read the newest layout from here, not from their render.
+  const latest = useRef<Saved | undefined>(undefined);
+  latest.current = saved.data;
+  const layout = saved.data?.layout ?? null;
+  const adding = useSignal('clock');
   async function save(next: Layout, remount: boolean) {
+    const etag = latest.current?.etag;
     const { data, error, response } = await api.PUT('/api/dashboard/layout', {
       body: { mode: next.mode, cards: inputOf(next.cards) },
-      headers: etag.value ? { 'if-match': etag.value } : {},
+      headers: etag ? { 'if-match': etag } : {},
     });
     if (response.status === 412) {
       toast('The layout was changed elsewhere: showing the newer one', 'info');
-      await load();
+      await saved.reload();
       return;
     }
     if (error || !data)
       throw new Error((error as { message?: string })?.message ?? 'saving the layout failed');
-    etag.value = response.headers.get('etag');
-    layout.value = data;
-    if (remount) version.value++;
+    const mount = remount ? ++mounts.current : (latest.current?.mount ?? 0);
+    latest.current = { layout: data, etag: response.headers.get('etag'), mount };
+    saved.set(latest.current);
   }
 
   useEffect(() => {
-    load().catch(failed);
     const stream = new EventSource('/api/dashboard/stream');
     stream.addEventListener('card', (event) => {
       const { type, data } = JSON.parse((event as MessageEvent).data) as { type: string; data: unknown };
@@ -148,7 +64,7 @@ export default function Dashboard() {
   }, []);
 
   function moved(nodes: GridStackNode[]) {
-    const current = layout.value;
+    const current = latest.current?.layout;
     if (!current) return;
     const at = new Map(nodes.map((node) => [String(node.id), node]));
     const cards = current.cards
@@ -169,14 +85,16 @@ export default function Dashboard() {
     save({ ...current, cards }, current.mode === 'snap').catch(failed);
   }
   function remove(id: string) {
-    if (!layout.value) return;
-    save({ ...layout.value, cards: layout.value.cards.filter((card) => card.id !== id) }, true).catch(failed);
+    const layout = latest.current?.layout;
+    if (!layout) return;
+    save({ ...layout, cards: layout.cards.filter((card) => card.id !== id) }, true).catch(failed);
   }
   function add() {
-    if (!layout.value) return;
+    const layout = latest.current?.layout;
+    if (!layout) return;
     const type = adding.value;
     const size = type === 'clock' || type === 'weather' ? 2 : 4;
-    const bottom = Math.max(0, ...layout.value.cards.map((card) => card.y + card.h));
+    const bottom = Math.max(0, ...layout.cards.map((card) => card.y + card.h));
     const card = {
       id: `${type}-${Math.random().toString(36).slice(2, 8)}`,
       type,
@@ -187,11 +105,12 @@ export default function Dashboard() {
       h: 2,
       config: {},
     };
-    save({ ...layout.value, cards: [...layout.value.cards, card as Card] }, true).catch(failed);
+    save({ ...layout, cards: [...layout.cards, card as Card] }, true).catch(failed);
   }
   function setMode(mode: Layout['mode']) {
-    if (!layout.value || layout.value.mode === mode) return;
-    save({ ...layout.value, mode }, true).catch(failed);
+    const layout = latest.current?.layout;
+    if (!layout || layout.mode === mode) return;
+    save({ ...layout, mode }, true).catch(failed);
   }
 
   return (
@@ -201,18 +120,10 @@ export default function Dashboard() {
         <div class="toolbar">
           {/* biome-ignore lint/a11y/useSemanticElements: two toggle buttons, not a form section */}
           <div class="segmented" role="group" aria-label="Placement">
-            <button
-              type="button"
-              aria-pressed={layout.value?.mode === 'snap'}
-              onClick={() => setMode('snap')}
-            >
+            <button type="button" aria-pressed={layout?.mode === 'snap'} onClick={() => setMode('snap')}>
               Snap
             </button>
-            <button
-              type="button"
-              aria-pressed={layout.value?.mode === 'free'}
-              onClick={() => setMode('free')}
-            >
+            <button type="button" aria-pressed={layout?.mode === 'free'} onClick={() => setMode('free')}>
               Free
             </button>
           </div>
@@ -232,7 +143,7 @@ export default function Dashboard() {
           </button>
         </div>
       </div>
-      {layout.value && <Grid key={version.value} layout={layout.value} onChange={moved} onRemove={remove} />}
+      {layout && <Grid key={saved.data?.mount} layout={layout} onChange={moved} onRemove={remove} />}
     </div>
   );
 }
