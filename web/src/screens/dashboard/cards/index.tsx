@@ -3,10 +3,10 @@
 // own disks) fetches that from the route itself, again whenever the stream says the type's data changed and every
 // few minutes. Config that only picks from the data (health categories, a cluster node, a clock's zone) is applied
 // here.
-import { signal, useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { signal } from '@preact/signals';
 import type { components } from '../../../api.d.ts';
 import { api, ok } from '../../../client.ts';
+import { useData } from '../../../data.ts';
 import { type AiUsage, AiUsageCard } from './ai-usage.tsx';
 import { type Backups, BackupsCard } from './backups.tsx';
 import { Clock } from './clock.tsx';
@@ -53,30 +53,16 @@ function ownData(card: Card): (() => Promise<unknown>) | null {
 
 /** The card's data: the stream's for its type, or what its own config asks for. */
 function useCardData(card: Card): unknown {
-  const own = useSignal<unknown>(undefined);
   const streamed = cardData.value[card.type];
   const read = ownData(card);
-  useEffect(() => {
-    if (!read) return;
-    let live = true;
-    const load = () =>
-      read().then(
-        (data) => {
-          if (live) own.value = data;
-        },
-        (error: Error) => {
-          if (live) own.value = { error: { message: error.message } };
-        },
-      );
-    load();
-    const timer = setInterval(load, ownRefreshMs);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
+  const own = useData(
+    // A refused read is the card's data too: the card shows its message.
+    async () => (read ? read().catch((error: Error) => ({ error: { message: error.message } })) : undefined),
     // Read again whenever the stream brings new data of the type: it changed upstream.
-  }, [streamed, JSON.stringify(card.config)]);
-  return read ? own.value : streamed;
+    [streamed, JSON.stringify(card.config)],
+    { every: read ? ownRefreshMs : undefined },
+  );
+  return read ? own.data : streamed;
 }
 
 /** The message of a failure: the stream sends a source's failure as `{ error: { code, message } }`, as is a refused
