@@ -8,15 +8,18 @@ import { listeningHub, openBrowser } from './browser.ts';
 const hub = await listeningHub(t);
 const { page, problems } = await openBrowser(t);
 
+// What runs in the page is written as text: this project's compiler knows no DOM.
 /** The accessible name of the focused element and whether it sits in an open dialog. */
 const focused = () =>
-  page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
+  page.evaluate<{ label: string; inDialog: boolean }>(`(() => {
+    const element = document.activeElement;
     return {
       label: element?.getAttribute('aria-label') ?? element?.textContent?.trim() ?? '',
       inDialog: Boolean(element?.closest('dialog[open]')),
     };
-  });
+  })()`);
+/** The text of the focused element. */
+const focusedText = () => page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''");
 
 t.test('sign in', async () => {
   await page.goto(hub.origin);
@@ -26,11 +29,11 @@ t.test('sign in', async () => {
 });
 
 t.test('a plain click on a link changes the screen without loading the page again', async (t) => {
-  await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+  await page.evaluate('window.sameDocument = true');
   await page.getByRole('link', { name: 'Services', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Services' }).waitFor();
   t.equal(new URL(page.url()).pathname, '/services');
-  t.equal(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument), true, 'no reload');
+  t.equal(await page.evaluate<boolean>('window.sameDocument'), true, 'no reload');
   t.equal(
     await page.getByRole('link', { name: 'Services', exact: true }).getAttribute('aria-current'),
     'page',
@@ -38,11 +41,7 @@ t.test('a plain click on a link changes the screen without loading the page agai
   );
   await page.goBack();
   await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
-  t.equal(
-    await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument),
-    true,
-    'back: no reload',
-  );
+  t.equal(await page.evaluate<boolean>('window.sameDocument'), true, 'back: no reload');
 });
 
 t.test('a screen that throws shows an error panel; retry draws it again', async (t) => {
@@ -84,17 +83,13 @@ t.test('an edit panel is a modal dialog: focus moves in, Escape closes it, focus
   t.equal(await dialog.evaluate((element) => element.matches(':modal')), true, 'opened as a modal');
   t.same(await focused(), { label: '', inDialog: true }, 'the focus is in the dialog');
   t.equal(
-    await page.evaluate(() => document.activeElement === document.querySelector('dialog input')),
+    await page.evaluate<boolean>("document.activeElement === document.querySelector('dialog input')"),
     true,
     'on its first field',
   );
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
-  t.equal(
-    await page.evaluate(() => document.activeElement?.textContent?.trim()),
-    'Add service',
-    'focus returns',
-  );
+  t.equal(await focusedText(), 'Add service', 'focus returns');
 });
 
 t.test('the search palette is a modal dialog that gives the focus back', async (t) => {
@@ -110,7 +105,7 @@ t.test('the search palette is a modal dialog that gives the focus back', async (
   await page.getByLabel('Search everything').fill('anything');
   await page.keyboard.press('Escape');
   t.equal(await dialog.count(), 0, 'closed by one Escape');
-  t.match(await page.evaluate(() => document.activeElement?.textContent ?? ''), /^Search/, 'focus returns');
+  t.match(await focusedText(), /^Search/, 'focus returns');
 });
 
 t.test('deleting a page asks first, in a dialog', async (t) => {
@@ -130,7 +125,11 @@ t.test('deleting a page asks first, in a dialog', async (t) => {
   t.same(await focused(), { label: 'Cancel', inDialog: true }, 'the focus starts on Cancel');
   await page.keyboard.press('Escape');
   await question.waitFor({ state: 'detached' });
-  t.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Delete page');
+  t.equal(
+    await page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label')"),
+    'Delete page',
+    'focus returns to the delete button',
+  );
   t.equal((await hub.sql`select 1 from pages where id = ${created.json().id}`).length, 1, 'Escape keeps it');
 
   await remove.click();
