@@ -1,11 +1,8 @@
 // App-wide state as signals: the session, the toasts and whether the search palette is open.
 import { signal } from '@preact/signals';
+import type { components } from './api.d.ts';
 
-export interface SessionState {
-  signed_in: boolean;
-  via: 'session' | 'bearer' | 'access' | null;
-  expires_at: string | null;
-}
+export type SessionState = components['schemas']['SessionState'];
 
 export const session = signal<SessionState | null>(null);
 
