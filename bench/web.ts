@@ -45,7 +45,7 @@ async function firstScreenFiles(): Promise<string[]> {
     for (const imported of chunk.imports ?? []) visit(imported);
   };
   for (const [key, chunk] of Object.entries(manifest)) {
-    if (chunk.isEntry || key.endsWith('screens/Dashboard.tsx')) visit(key);
+    if (chunk.isEntry || key.endsWith('screens/dashboard/index.tsx')) visit(key);
   }
   return [...files].filter((file) => file.endsWith('.js'));
 }

@@ -1,68 +1,117 @@
-// The shell: sign-in when needed, else the navigation, the current screen (each loaded on demand), the search
-// palette (Ctrl-K from anywhere) and the toasts.
+// The shell: sign-in when needed, else the navigation, the current screen (each loaded on demand by preact-iso's
+// router, which also turns a plain click on a same-origin link into a screen change and leaves a click with a
+// modifier to the browser), the search palette (Ctrl-K from anywhere) and the toasts. A screen that fails while
+// drawing shows an error panel with a retry instead of a blank page.
 import { useSignal } from '@preact/signals';
-import type { ComponentType } from 'preact';
-import { useEffect } from 'preact/hooks';
+import type { ComponentChildren, ComponentType } from 'preact';
+import { useEffect, useErrorBoundary } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import { api, ok } from './client.ts';
-import { AppLink } from './components/AppLink.tsx';
+import { Dialog } from './components/Dialog.tsx';
 import { Icon, type IconName } from './components/Icon.tsx';
 import { SignIn } from './components/SignIn.tsx';
-import { failed, path, searchOpen, session, toasts } from './state.ts';
-
-type Loader = () => Promise<{ default: ComponentType }>;
+import { failed, searchOpen, session, toasts } from './state.ts';
 
 interface Screen {
   path: string;
   label: string;
   icon: IconName;
-  load: Loader;
+  component: ComponentType;
 }
 
+/** The screens, in the sidebar's order; each is `screens/<folder>/index.tsx`, its code fetched on first visit. */
 export const screens: Screen[] = [
-  { path: '/', label: 'Dashboard', icon: 'grid', load: () => import('./screens/Dashboard.tsx') },
-  { path: '/knowledge', label: 'Knowledge', icon: 'book', load: () => import('./screens/Knowledge.tsx') },
-  { path: '/capture', label: 'Capture', icon: 'inbox', load: () => import('./screens/Capture.tsx') },
-  { path: '/assistant', label: 'Assistant', icon: 'chat', load: () => import('./screens/Assistant.tsx') },
-  { path: '/approvals', label: 'Approvals', icon: 'check', load: () => import('./screens/Approvals.tsx') },
-  { path: '/devices', label: 'Devices', icon: 'monitor', load: () => import('./screens/Devices.tsx') },
-  { path: '/services', label: 'Services', icon: 'activity', load: () => import('./screens/Services.tsx') },
-  { path: '/speed', label: 'Speed tests', icon: 'gauge', load: () => import('./screens/Speed.tsx') },
-  { path: '/settings', label: 'Settings', icon: 'sliders', load: () => import('./screens/Settings.tsx') },
+  {
+    path: '/',
+    label: 'Dashboard',
+    icon: 'grid',
+    component: lazy(() => import('./screens/dashboard/index.tsx')),
+  },
+  {
+    path: '/knowledge',
+    label: 'Knowledge',
+    icon: 'book',
+    component: lazy(() => import('./screens/knowledge/index.tsx')),
+  },
+  {
+    path: '/capture',
+    label: 'Capture',
+    icon: 'inbox',
+    component: lazy(() => import('./screens/capture/index.tsx')),
+  },
+  {
+    path: '/assistant',
+    label: 'Assistant',
+    icon: 'chat',
+    component: lazy(() => import('./screens/assistant/index.tsx')),
+  },
+  {
+    path: '/approvals',
+    label: 'Approvals',
+    icon: 'check',
+    component: lazy(() => import('./screens/approvals/index.tsx')),
+  },
+  {
+    path: '/devices',
+    label: 'Devices',
+    icon: 'monitor',
+    component: lazy(() => import('./screens/devices/index.tsx')),
+  },
+  {
+    path: '/services',
+    label: 'Services',
+    icon: 'activity',
+    component: lazy(() => import('./screens/services/index.tsx')),
+  },
+  {
+    path: '/speed',
+    label: 'Speed tests',
+    icon: 'gauge',
+    component: lazy(() => import('./screens/speed/index.tsx')),
+  },
+  {
+    path: '/settings',
+    label: 'Settings',
+    icon: 'sliders',
+    component: lazy(() => import('./screens/settings/index.tsx')),
+  },
 ];
 
-function screenFor(current: string): Screen {
+/** The screen an address belongs to: its own path or one below it (`/knowledge/page/:id`); the dashboard else. */
+function screenFor(path: string): Screen {
   return (
     screens.find(
-      (screen) => screen.path !== '/' && (current === screen.path || current.startsWith(`${screen.path}/`)),
+      (screen) => screen.path !== '/' && (path === screen.path || path.startsWith(`${screen.path}/`)),
     ) ?? screens[0]
   );
 }
 
-const loaded = new Map<string, ComponentType>();
+// Links the router handles: the app's own paths. A same-origin link into the API (a file, the API docs) is left
+// to the browser.
+const appPaths = /^\/(?!api(?:[/?#]|$))/;
 
-/** A component whose code is fetched the first time it is shown. */
-function Lazy({ id, load }: { id: string; load: Loader }) {
-  const component = useSignal<ComponentType | null>(loaded.get(id) ?? null);
+const SearchPalette = lazy(() => import('./components/SearchPalette.tsx'));
+
+/** Catches what a screen throws while drawing: an error panel with a retry that draws the screen afresh. Moving to
+ * another screen clears it. */
+function Failsafe({ at, children }: { at: string; children: ComponentChildren }) {
+  const [error, reset] = useErrorBoundary();
   useEffect(() => {
-    if (loaded.has(id)) {
-      component.value = loaded.get(id)!;
-      return;
-    }
-    component.value = null;
-    let live = true;
-    load().then((module) => {
-      loaded.set(id, module.default);
-      if (live) component.value = module.default;
-    }, failed);
-    return () => {
-      live = false;
-    };
-  }, [id]);
-  const Component = component.value;
-  return Component ? <Component /> : <div class="loading" aria-busy="true" />;
+    if (error) reset();
+  }, [at]);
+  if (!error) return <>{children}</>;
+  return (
+    <section class="panel failure" role="alert" aria-labelledby="failure-title">
+      <h1 id="failure-title">This screen failed</h1>
+      <p class="muted">{error instanceof Error ? error.message : String(error)}</p>
+      <div>
+        <button type="button" class="primary" onClick={reset}>
+          <Icon name="refresh" size={15} /> Retry
+        </button>
+      </div>
+    </section>
+  );
 }
-
-const loadPalette: Loader = () => import('./components/SearchPalette.tsx');
 
 async function signOut() {
   await ok(api.DELETE('/api/session')).catch(failed);
@@ -70,7 +119,9 @@ async function signOut() {
 }
 
 function Shell() {
-  const screen = screenFor(path.value);
+  const { path } = useLocation();
+  const screen = screenFor(path);
+  const loading = useSignal(false);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
@@ -95,10 +146,10 @@ function Shell() {
           <ul>
             {screens.map((item) => (
               <li key={item.path}>
-                <AppLink href={item.path} current={item === screen ? 'page' : undefined}>
+                <a href={item.path} aria-current={item === screen ? 'page' : undefined}>
                   <Icon name={item.icon} />
                   {item.label}
-                </AppLink>
+                </a>
               </li>
             ))}
           </ul>
@@ -117,10 +168,26 @@ function Shell() {
           </div>
         </div>
       </nav>
-      <main class="content" id="main">
-        <Lazy id={screen.path} load={screen.load} />
+      <main class="content" id="main" aria-busy={loading.value}>
+        <Failsafe at={screen.path}>
+          <Router onLoadStart={() => (loading.value = true)} onLoadEnd={() => (loading.value = false)}>
+            {screens.map((item) => (
+              // A screen's own addresses (`/knowledge/page/:id`) are read by the screen from the location.
+              <Route
+                key={item.path}
+                path={item.path === '/' ? '/' : `${item.path}/:rest*`}
+                component={item.component}
+              />
+            ))}
+            <Route default component={screens[0].component} />
+          </Router>
+        </Failsafe>
       </main>
-      {searchOpen.value && <Lazy id="search" load={loadPalette} />}
+      {searchOpen.value && (
+        <Dialog label="Search" class="overlay palette-dialog" onClose={() => (searchOpen.value = false)}>
+          <SearchPalette />
+        </Dialog>
+      )}
     </div>
   );
 }
@@ -145,9 +212,12 @@ export function App() {
   }, []);
   const state = session.value;
   return (
-    <>
-      {state === null ? null : state.signed_in ? <Shell /> : <SignIn />}
-      <Toasts />
-    </>
+    <LocationProvider scope={appPaths}>
+      {/* Holds the shell while a lazily loaded part outside the router (the search palette) arrives. */}
+      <ErrorBoundary>
+        {state === null ? null : state.signed_in ? <Shell /> : <SignIn />}
+        <Toasts />
+      </ErrorBoundary>
+    </LocationProvider>
   );
 }

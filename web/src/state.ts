@@ -1,23 +1,10 @@
-// App-wide state as signals: the session, the current path, and the toasts.
+// App-wide state as signals: the session, the toasts and whether the search palette is open.
 import { signal } from '@preact/signals';
+import type { components } from './api.d.ts';
 
-export interface SessionState {
-  signed_in: boolean;
-  via: 'session' | 'bearer' | 'access' | null;
-  expires_at: string | null;
-}
+export type SessionState = components['schemas']['SessionState'];
 
 export const session = signal<SessionState | null>(null);
-export const path = signal(location.pathname);
-
-export function navigate(to: string): void {
-  if (to === location.pathname + location.search) return;
-  history.pushState(null, '', to);
-  path.value = location.pathname;
-}
-addEventListener('popstate', () => {
-  path.value = location.pathname;
-});
 
 export interface Toast {
   id: number;

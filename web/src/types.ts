@@ -1,5 +1,5 @@
 // Names for the hub's schemas, all taken from the generated api.d.ts.
-import type { components } from './api.d.ts';
+import type { components, paths } from './api.d.ts';
 
 type Schemas = components['schemas'];
 export type Space = Schemas['Space'];
@@ -21,3 +21,10 @@ export type VoiceClip = Schemas['VoiceClip'];
 export type IconSet = Schemas['IconSet'];
 export type Device = Schemas['Device'];
 export type Service = Schemas['Service'];
+
+/** What a GET route answers with 200, from the generated paths: `Answer<'/api/health/services'>`. */
+export type Answer<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': infer Body } } } };
+}
+  ? Body
+  : never;

@@ -1,9 +1,8 @@
 // An agent's proposal as the owner reads it: each field it sets, named in words, with what is there now beside what
 // an update would make it; a file by its name and size, never its encoded bytes.
-import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
 import { api, ok } from '../client.ts';
+import { useData } from '../data.ts';
 import type { PendingChange } from '../types.ts';
 
 type Fields = Record<string, unknown>;
@@ -91,20 +90,17 @@ export function entityName(fields: Fields | null | undefined): string {
 /** What a pending change does: the fields it creates with, the fields it changes (from what is there now), or what
  * it deletes. */
 export function ProposalChanges({ change }: { change: PendingChange }) {
-  const current = useSignal<Fields | null>(null);
-  useEffect(() => {
+  // What is there now; a proposal whose target cannot be read is still shown, without it.
+  const current = useData(() => {
     const read = readers[change.entity_type];
-    if (change.action === 'create' || !change.entity_id || !read) return;
-    read(change.entity_id).then(
-      (fields) => (current.value = fields),
-      () => undefined,
-    );
+    if (change.action === 'create' || !change.entity_id || !read) return Promise.resolve(null);
+    return read(change.entity_id).catch(() => null);
   }, [change.id]);
   const payload = (change.payload ?? {}) as Fields;
   // An upload's file is not in its payload: the card links to it (change.file).
   const fields = payload;
   if (change.action === 'delete') {
-    const name = entityName(current.value);
+    const name = entityName(current.data ?? null);
     return (
       <p class="small">
         Deletes this {change.entity_type.replace('_', ' ')}
@@ -115,7 +111,7 @@ export function ProposalChanges({ change }: { change: PendingChange }) {
   return (
     <FieldList
       fields={Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))}
-      before={change.action === 'update' ? current.value : null}
+      before={change.action === 'update' ? (current.data ?? null) : null}
     />
   );
 }

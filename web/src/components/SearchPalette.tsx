@@ -1,11 +1,12 @@
 // Ctrl-K search from anywhere: as you type, one ranked search over every kind the hub indexes, shown grouped by kind
-// with the matched words highlighted; a hit opens where it lives.
+// with the matched words highlighted; a hit opens where it lives. The shell shows it in its dialog.
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import type { paths } from '../api.d.ts';
 import { api, ok } from '../client.ts';
 import { snippetHtml } from '../lib.ts';
-import { navigate, searchOpen } from '../state.ts';
+import { searchOpen } from '../state.ts';
 import { Icon } from './Icon.tsx';
 
 type Hit = paths['/api/search']['get']['responses'][200]['content']['application/json']['items'][number];
@@ -25,15 +26,15 @@ const kinds: Record<Hit['kind'], { label: string; href: (hit: Hit) => string }> 
   },
 };
 
-function open(hit: Hit) {
-  searchOpen.value = false;
-  navigate(kinds[hit.kind].href(hit));
-}
-
 export default function SearchPalette() {
   const query = useSignal('');
   const hits = useSignal<Hit[] | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const { route } = useLocation();
+  function open(hit: Hit) {
+    searchOpen.value = false;
+    route(kinds[hit.kind].href(hit));
+  }
   useEffect(() => input.current?.focus(), []);
   useEffect(() => {
     const q = query.value.trim();
@@ -61,47 +62,36 @@ export default function SearchPalette() {
     .filter((group) => group.items.length > 0);
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes the dialog; the keyboard has Escape
-    <div
-      class="overlay"
-      onClick={(event) => {
-        if (event.target === event.currentTarget) searchOpen.value = false;
-      }}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') searchOpen.value = false;
-      }}
-    >
-      <div class="palette" role="dialog" aria-modal="true" aria-label="Search">
-        <div class="palette-input">
-          <Icon name="search" />
-          <input
-            ref={input}
-            type="search"
-            aria-label="Search everything"
-            placeholder="Search pages, projects, tasks, documents, messages…"
-            value={query.value}
-            onInput={(event) => (query.value = event.currentTarget.value)}
-          />
-          <kbd>Esc</kbd>
-        </div>
-        <div class="palette-results">
-          {hits.value !== null && groups.length === 0 && <p class="muted empty">Nothing matches.</p>}
-          {groups.map((group) => (
-            <section key={group.kind} aria-label={kinds[group.kind].label}>
-              <h2>{kinds[group.kind].label}</h2>
-              <ul>
-                {group.items.map((hit) => (
-                  <li key={hit.id}>
-                    <button type="button" onClick={() => open(hit)}>
-                      <strong>{hit.title || '(untitled)'}</strong>
-                      <span class="snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(hit.snippet) }} />
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ))}
-        </div>
+    <div class="palette">
+      <div class="palette-input">
+        <Icon name="search" />
+        <input
+          ref={input}
+          type="search"
+          aria-label="Search everything"
+          placeholder="Search pages, projects, tasks, documents, messages…"
+          value={query.value}
+          onInput={(event) => (query.value = event.currentTarget.value)}
+        />
+        <kbd>Esc</kbd>
+      </div>
+      <div class="palette-results">
+        {hits.value !== null && groups.length === 0 && <p class="muted empty">Nothing matches.</p>}
+        {groups.map((group) => (
+          <section key={group.kind} aria-label={kinds[group.kind].label}>
+            <h2>{kinds[group.kind].label}</h2>
+            <ul>
+              {group.items.map((hit) => (
+                <li key={hit.id}>
+                  <button type="button" onClick={() => open(hit)}>
+                    <strong>{hit.title || '(untitled)'}</strong>
+                    <span class="snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(hit.snippet) }} />
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
       </div>
     </div>
   );

@@ -3,11 +3,13 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { ago, dateTime } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { SpeedtestResult } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { Table } from '../../components/Table.tsx';
+import { useData } from '../../data.ts';
+import { ago, dateTime } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Answer, SpeedtestResult } from '../../types.ts';
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -79,26 +81,17 @@ function Chart({ results }: { results: SpeedtestResult[] }) {
   return <div ref={host} class="chart" />;
 }
 
-interface Settings {
-  enabled: boolean;
-  schedule: string;
-  low_download_mbps: number | null;
-  low_upload_mbps: number | null;
-}
+type Settings = Answer<'/api/speedtest/settings'>;
 
 export default function Speed() {
-  const results = useSignal<SpeedtestResult[]>([]);
-  const settings = useSignal<Settings | null>(null);
+  const history = useData(() => ok(api.GET('/api/speedtest/history', { params: { query: { limit: 500 } } })));
+  const saved = useData(() => ok(api.GET('/api/speedtest/settings')));
+  // The form's own copy of the settings, from the hub's until the owner changes it.
+  const edited = useSignal<Settings | null>(null);
+  const settings = edited.value ?? saved.data ?? null;
+  const change = (next: Partial<Settings>) => (edited.value = { ...settings!, ...next });
   const running = useSignal(false);
-
-  async function load() {
-    const history = await ok(api.GET('/api/speedtest/history', { params: { query: { limit: 500 } } }));
-    results.value = history.items;
-  }
-  useEffect(() => {
-    load().catch(failed);
-    ok(api.GET('/api/speedtest/settings')).then((s) => (settings.value = s), failed);
-  }, []);
+  const results = history.data?.items ?? [];
 
   async function runNow() {
     running.value = true;
@@ -113,14 +106,15 @@ export default function Speed() {
   }
   async function save(event: Event) {
     event.preventDefault();
-    if (!settings.value) return;
-    await ok(api.PUT('/api/speedtest/settings', { body: settings.value })).then((s) => {
-      settings.value = s;
+    if (!settings) return;
+    await ok(api.PUT('/api/speedtest/settings', { body: settings })).then((s) => {
+      saved.set(s);
+      edited.value = null;
       toast('Schedule saved', 'success');
     }, failed);
   }
   const threshold = (value: string) => (value === '' ? null : Number(value));
-  const latest = results.value[0];
+  const latest = results[0];
   return (
     <div>
       <div class="page-head">
@@ -157,30 +151,27 @@ export default function Speed() {
         <div class="panel-head">
           <h2>History</h2>
         </div>
-        {results.value.length === 0 ? (
+        {results.length === 0 ? (
           <p class="muted empty">No results yet: run one now.</p>
         ) : (
-          <Chart results={results.value} />
+          <Chart results={results} />
         )}
       </section>
       <div class="grid-2 section-gap">
-        {settings.value && (
+        {settings && (
           <form class="panel stack" onSubmit={save}>
             <h2>Schedule and thresholds</h2>
             <label class="check">
               <input
                 type="checkbox"
-                checked={settings.value.enabled}
-                onChange={(e) => (settings.value = { ...settings.value!, enabled: e.currentTarget.checked })}
+                checked={settings.enabled}
+                onChange={(e) => change({ enabled: e.currentTarget.checked })}
               />
               Run on a schedule
             </label>
             <label>
               Schedule (cron, hub's local time)
-              <input
-                value={settings.value.schedule}
-                onInput={(e) => (settings.value = { ...settings.value!, schedule: e.currentTarget.value })}
-              />
+              <input value={settings.schedule} onInput={(e) => change({ schedule: e.currentTarget.value })} />
             </label>
             <div class="row">
               <label>
@@ -189,13 +180,8 @@ export default function Speed() {
                   type="number"
                   min="0"
                   step="any"
-                  value={settings.value.low_download_mbps ?? ''}
-                  onInput={(e) =>
-                    (settings.value = {
-                      ...settings.value!,
-                      low_download_mbps: threshold(e.currentTarget.value),
-                    })
-                  }
+                  value={settings.low_download_mbps ?? ''}
+                  onInput={(e) => change({ low_download_mbps: threshold(e.currentTarget.value) })}
                 />
               </label>
               <label>
@@ -204,13 +190,8 @@ export default function Speed() {
                   type="number"
                   min="0"
                   step="any"
-                  value={settings.value.low_upload_mbps ?? ''}
-                  onInput={(e) =>
-                    (settings.value = {
-                      ...settings.value!,
-                      low_upload_mbps: threshold(e.currentTarget.value),
-                    })
-                  }
+                  value={settings.low_upload_mbps ?? ''}
+                  onInput={(e) => change({ low_upload_mbps: threshold(e.currentTarget.value) })}
                 />
               </label>
             </div>
@@ -223,24 +204,23 @@ export default function Speed() {
         )}
         <section class="panel" aria-label="Recent results">
           <h2>Recent results</h2>
-          {results.value.length === 0 && <p class="muted">Nothing measured yet.</p>}
-          <table>
-            <tbody>
-              {results.value.slice(0, 8).map((r) => (
-                <tr key={r.id}>
-                  <td class="muted">{dateTime(r.measured_at)}</td>
-                  <td>
-                    {r.status === 'ok' ? (
-                      `${r.download_mbps?.toFixed(1)} / ${r.upload_mbps?.toFixed(1)} Mbps · ${r.ping_ms?.toFixed(0)} ms`
-                    ) : (
-                      <span class="error">{r.error ?? 'failed'}</span>
-                    )}
-                  </td>
-                  <td>{r.below_threshold && <span class="badge warning">slow</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {results.length === 0 && <p class="muted">Nothing measured yet.</p>}
+          <Table
+            rows={results.slice(0, 8)}
+            row={(r) => (
+              <tr key={r.id}>
+                <td class="muted">{dateTime(r.measured_at)}</td>
+                <td>
+                  {r.status === 'ok' ? (
+                    `${r.download_mbps?.toFixed(1)} / ${r.upload_mbps?.toFixed(1)} Mbps · ${r.ping_ms?.toFixed(0)} ms`
+                  ) : (
+                    <span class="error">{r.error ?? 'failed'}</span>
+                  )}
+                </td>
+                <td>{r.below_threshold && <span class="badge warning">slow</span>}</td>
+              </tr>
+            )}
+          />
         </section>
       </div>
     </div>

@@ -1,13 +1,13 @@
 // Capture: paste a URL or drop files; the inbox of captured links and uploaded files with each one's state and
 // error, retry for failed ones, and a link to the document each produced.
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
-import { api, formBody, ok } from '../client.ts';
-import { AppLink } from '../components/AppLink.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Capture as CaptureItem } from '../types.ts';
+import { api, formBody, ok } from '../../client.ts';
+import { Icon } from '../../components/Icon.tsx';
+import { Table } from '../../components/Table.tsx';
+import { useData } from '../../data.ts';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Capture as CaptureItem } from '../../types.ts';
 
 const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
@@ -25,19 +25,11 @@ const originLabel: Record<CaptureItem['origin'], string> = {
 
 export default function Capture() {
   const url = useSignal('');
-  const captures = useSignal<CaptureItem[]>([]);
   const dragging = useSignal(false);
   const busy = useSignal(false);
-
-  async function load() {
-    const page = await ok(api.GET('/api/captures', { params: { query: { limit: 50 } } }));
-    captures.value = page.items;
-  }
-  useEffect(() => {
-    load().catch(failed);
-    const timer = setInterval(() => load().catch(() => undefined), 3000);
-    return () => clearInterval(timer);
-  }, []);
+  const inbox = useData(() => ok(api.GET('/api/captures', { params: { query: { limit: 50 } } })), [], {
+    every: 3000,
+  });
 
   async function captureUrl(event: Event) {
     event.preventDefault();
@@ -48,7 +40,7 @@ export default function Capture() {
       );
       url.value = '';
       toast('Captured: the page is being fetched', 'success');
-      await load();
+      await inbox.reload();
     } catch (error) {
       failed(error);
     } finally {
@@ -66,7 +58,7 @@ export default function Capture() {
         failed(error);
       }
     }
-    await load().catch(failed);
+    await inbox.reload();
   }
   async function retry(capture: CaptureItem) {
     if (!capture.job_id) return;
@@ -74,7 +66,7 @@ export default function Capture() {
       () => toast('Queued again', 'success'),
       failed,
     );
-    await load().catch(failed);
+    await inbox.reload();
   }
 
   return (
@@ -139,63 +131,53 @@ export default function Capture() {
       <div class="panel">
         <div class="panel-head">
           <h2>Inbox</h2>
-          <button type="button" class="ghost" onClick={() => load().catch(failed)} aria-label="Refresh">
+          <button type="button" class="ghost" onClick={inbox.reload} aria-label="Refresh">
             <Icon name="refresh" size={15} />
           </button>
         </div>
-        {captures.value.length === 0 ? (
-          <p class="muted empty">Nothing captured yet.</p>
-        ) : (
-          <table class="inbox">
-            <thead>
-              <tr>
-                <th>Captured</th>
-                <th>State</th>
-                <th>When</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {captures.value.map((capture) => {
-                const source = capture.url ?? capture.filename ?? '';
-                const name = capture.title ?? source;
-                return (
-                  <tr key={capture.id}>
-                    <td>
-                      {capture.document_id ? (
-                        <AppLink href={`/knowledge/doc/${capture.document_id}`}>{name}</AppLink>
-                      ) : (
-                        <strong>{name}</strong>
-                      )}
-                      <div class="muted small">
-                        {originLabel[capture.origin]}
-                        {name !== source ? ` · ${source}` : ''}
-                      </div>
-                      {capture.error && <div class="error small">{capture.error}</div>}
-                    </td>
-                    <td>
-                      <span class={`badge ${stateBadge[capture.state]}`}>{capture.state}</span>
-                    </td>
-                    <td class="muted">{ago(capture.created_at)}</td>
-                    <td>
-                      {capture.state === 'failed' && capture.job_id && (
-                        <button
-                          type="button"
-                          class="small"
-                          aria-label={`Retry ${name}`}
-                          onClick={() => retry(capture)}
-                        >
-                          <Icon name="refresh" size={13} /> Retry
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+        {inbox.data && (
+          <Table
+            class="inbox"
+            rows={inbox.data.items}
+            empty="Nothing captured yet."
+            head={['Captured', 'State', 'When', '']}
+            row={(capture) => {
+              const source = capture.url ?? capture.filename ?? '';
+              const name = capture.title ?? source;
+              return (
+                <tr key={capture.id}>
+                  <td>
+                    {capture.document_id ? (
+                      <a href={`/knowledge/doc/${capture.document_id}`}>{name}</a>
+                    ) : (
+                      <strong>{name}</strong>
+                    )}
+                    <div class="muted small">
+                      {originLabel[capture.origin]}
+                      {name !== source ? ` · ${source}` : ''}
+                    </div>
+                    {capture.error && <div class="error small">{capture.error}</div>}
+                  </td>
+                  <td>
+                    <span class={`badge ${stateBadge[capture.state]}`}>{capture.state}</span>
+                  </td>
+                  <td class="muted">{ago(capture.created_at)}</td>
+                  <td>
+                    {capture.state === 'failed' && capture.job_id && (
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Retry ${name}`}
+                        onClick={() => retry(capture)}
+                      >
+                        <Icon name="refresh" size={13} /> Retry
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            }}
+          />
         )}
       </div>
     </div>

@@ -3,13 +3,15 @@
 // found by search opens here with its conversation, brought into view (#message-<id>).
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { DraftCard } from '../components/DraftCard.tsx';
-import { Icon } from '../components/Icon.tsx';
-import { markdown } from '../lib.ts';
-import { readEvents } from '../sse.ts';
-import { failed, navigate, path, toast } from '../state.ts';
-import type { PendingChange, Space } from '../types.ts';
+import { useLocation } from 'preact-iso';
+import { api, ok } from '../../client.ts';
+import { DraftCard } from '../../components/DraftCard.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { useData } from '../../data.ts';
+import { markdown } from '../../lib.ts';
+import { readEvents } from '../../sse.ts';
+import { failed, toast } from '../../state.ts';
+import type { PendingChange } from '../../types.ts';
 
 interface Entry {
   id: string;
@@ -25,38 +27,32 @@ function conversationOf(current: string): string {
 }
 
 export default function Assistant() {
-  const spaces = useSignal<Space[]>([]);
-  const where = conversationOf(path.value);
+  const { path, route } = useLocation();
+  const where = conversationOf(path);
   const focused = location.hash.startsWith('#message-') ? location.hash.slice('#message-'.length) : null;
   const entries = useSignal<Entry[]>([]);
-  const agentName = useSignal('Assistant');
   const draft = useSignal('');
   const busy = useSignal(false);
   const log = useRef<HTMLDivElement>(null);
 
-  async function loadHistory() {
-    const history =
+  const spaces = useData(() => ok(api.GET('/api/spaces', { params: { query: { limit: 100 } } })));
+  const history = useData(
+    () =>
       where === 'global'
-        ? await ok(api.GET('/api/assistant/history', { params: { query: { limit: 50 } } }))
-        : await ok(
+        ? ok(api.GET('/api/assistant/history', { params: { query: { limit: 50 } } }))
+        : ok(
             api.GET('/api/spaces/{id}/companion/history', {
               params: { path: { id: where }, query: { limit: 50 } },
             }),
-          );
-    agentName.value = history.agent.display_name;
-    entries.value = history.items
+          ),
+    [where],
+  );
+  const agentName = history.data?.agent.display_name ?? 'Assistant';
+  useEffect(() => {
+    entries.value = (history.data?.items ?? [])
       .filter((m) => m.role === 'user' || m.role === 'assistant')
       .map((m) => ({ id: m.id, role: m.role, text: m.content }));
-  }
-  useEffect(() => {
-    ok(api.GET('/api/spaces', { params: { query: { limit: 100 } } })).then(
-      (list) => (spaces.value = list.items),
-      failed,
-    );
-  }, []);
-  useEffect(() => {
-    loadHistory().catch(failed);
-  }, [where]);
+  }, [history.data]);
   useEffect(() => {
     const message = focused ? document.getElementById(`message-${focused}`) : null;
     if (message) message.scrollIntoView({ block: 'center' });
@@ -114,14 +110,14 @@ export default function Assistant() {
           <select
             onChange={(e) => {
               const value = e.currentTarget.value;
-              navigate(value === 'global' ? '/assistant' : `/assistant/space/${value}`);
+              route(value === 'global' ? '/assistant' : `/assistant/space/${value}`);
             }}
           >
             {/* Selected per option: the spaces arrive after the select is drawn. */}
             <option value="global" selected={where === 'global'}>
               Global assistant
             </option>
-            {spaces.value.map((space) => (
+            {(spaces.data?.items ?? []).map((space) => (
               <option key={space.id} value={space.id} selected={space.id === where}>
                 {space.name} companion
               </option>
@@ -129,17 +125,15 @@ export default function Assistant() {
           </select>
         </label>
       </div>
-      <section class="panel chat" aria-label={`Conversation with ${agentName.value}`}>
+      <section class="panel chat" aria-label={`Conversation with ${agentName}`}>
         <div class="chat-log" ref={log}>
-          {entries.value.length === 0 && (
-            <p class="muted empty">Ask {agentName.value} anything about your hub.</p>
-          )}
+          {entries.value.length === 0 && <p class="muted empty">Ask {agentName} anything about your hub.</p>}
           {entries.value.map((entry) =>
             entry.change ? (
               <DraftCard
                 key={entry.id}
                 change={entry.change}
-                agentName={agentName.value}
+                agentName={agentName}
                 onDecided={() => undefined}
               />
             ) : (
@@ -159,7 +153,7 @@ export default function Assistant() {
         <form class="chat-input" onSubmit={send}>
           <input
             aria-label="Message"
-            placeholder={`Message ${agentName.value}…`}
+            placeholder={`Message ${agentName}…`}
             value={draft.value}
             onInput={(e) => (draft.value = e.currentTarget.value)}
             disabled={busy.value}

@@ -1,20 +1,15 @@
 // Services: health by category (state, latency, uptime over 24 hours), add and edit, and the candidates LAN
 // discovery found, to promote or dismiss.
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Service } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Dialog } from '../../components/Dialog.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { useData } from '../../data.ts';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Answer } from '../../types.ts';
 
-interface Group {
-  category: string;
-  healthy: number;
-  total: number;
-  services: Service[];
-}
-type Candidate = Service & { display_name: string };
+type Candidate = Answer<'/api/health/discovered'>['items'][number];
 
 const stateBadge: Record<string, string> = { up: 'success', down: 'danger', degraded: 'warning' };
 
@@ -33,22 +28,16 @@ function targetBody(target: string) {
 }
 
 export default function Services() {
-  const groups = useSignal<Group[]>([]);
-  const candidates = useSignal<Candidate[]>([]);
   const draft = useSignal<Draft | null>(null);
-  async function load() {
-    const [health, found] = await Promise.all([
-      ok(api.GET('/api/health/services', { params: { query: { include_disabled: true } } })),
-      ok(api.GET('/api/health/discovered')),
-    ]);
-    groups.value = health.groups;
-    candidates.value = found.items;
-  }
-  useEffect(() => {
-    load().catch(failed);
-    const timer = setInterval(() => load().catch(() => undefined), 15000);
-    return () => clearInterval(timer);
-  }, []);
+  const health = useData(
+    () => ok(api.GET('/api/health/services', { params: { query: { include_disabled: true } } })),
+    [],
+    { every: 15000 },
+  );
+  const found = useData(() => ok(api.GET('/api/health/discovered')), [], { every: 15000 });
+  const groups = health.data?.groups ?? [];
+  const candidates = found.data?.items ?? [];
+  const load = () => Promise.all([health.reload(), found.reload()]);
   async function save(event: Event) {
     event.preventDefault();
     const d = draft.value;
@@ -62,26 +51,26 @@ export default function Services() {
     if (!saved) return;
     draft.value = null;
     toast('Service saved', 'success');
-    await load().catch(failed);
+    await load();
   }
   async function checkNow() {
     await ok(api.POST('/api/health/check', { body: {} })).then(
       () => toast('Checking every service', 'success'),
       failed,
     );
-    await load().catch(failed);
+    await load();
   }
   async function promote(candidate: Candidate) {
     await ok(
       api.POST('/api/health/discovered/{id}/promote', { params: { path: { id: candidate.id } }, body: {} }),
     ).catch(failed);
-    await load().catch(failed);
+    await load();
   }
   async function dismiss(candidate: Candidate) {
     await ok(api.DELETE('/api/health/discovered/{id}', { params: { path: { id: candidate.id } } })).catch(
       failed,
     );
-    await load().catch(failed);
+    await load();
   }
   return (
     <div>
@@ -98,9 +87,9 @@ export default function Services() {
           <Icon name="plus" size={15} /> Add service
         </button>
       </div>
-      {groups.value.length === 0 && <div class="panel muted empty">No monitored services yet.</div>}
+      {groups.length === 0 && <div class="panel muted empty">No monitored services yet.</div>}
       <div class="service-groups">
-        {groups.value.map((group) => (
+        {groups.map((group) => (
           <section key={group.category} class="panel" aria-label={group.category}>
             <div class="panel-head">
               <h2>{group.category}</h2>
@@ -163,11 +152,11 @@ export default function Services() {
             Discover
           </button>
         </div>
-        {candidates.value.length === 0 ? (
+        {candidates.length === 0 ? (
           <p class="muted">No candidates waiting.</p>
         ) : (
           <ul class="service-list">
-            {candidates.value.map((candidate) => (
+            {candidates.map((candidate) => (
               <li key={candidate.id}>
                 <span class="dot" aria-hidden="true" />
                 <div>
@@ -188,7 +177,7 @@ export default function Services() {
         )}
       </section>
       {draft.value && (
-        <div class="overlay" role="dialog" aria-modal="true" aria-label="Service">
+        <Dialog label="Service" onClose={() => (draft.value = null)}>
           <form class="modal" onSubmit={save}>
             <h2>{draft.value.id ? 'Edit service' : 'Add a service'}</h2>
             <label>
@@ -224,7 +213,7 @@ export default function Services() {
               </button>
             </div>
           </form>
-        </div>
+        </Dialog>
       )}
     </div>
   );

@@ -1,13 +1,14 @@
 // Devices: the band list of known devices (online first), new devices a scan found waiting for review, and
 // editing a device with an icon picker.
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
-import { api, ok } from '../client.ts';
-import { Icon } from '../components/Icon.tsx';
-import { IconPicker } from '../components/IconPicker.tsx';
-import { ago } from '../lib.ts';
-import { failed, toast } from '../state.ts';
-import type { Device } from '../types.ts';
+import { api, ok } from '../../client.ts';
+import { Dialog } from '../../components/Dialog.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { IconPicker } from '../../components/IconPicker.tsx';
+import { useData } from '../../data.ts';
+import { ago } from '../../lib.ts';
+import { failed, toast } from '../../state.ts';
+import type { Device } from '../../types.ts';
 
 function DeviceIcon({ device }: { device: Device }) {
   return device.icon_url ? (
@@ -52,7 +53,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
     }, failed);
   }
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-label={`Edit ${title(device)}`}>
+    <Dialog label={`Edit ${title(device)}`} onClose={() => onClose(false)}>
       <form class="modal" onSubmit={save}>
         <h2>Edit {title(device)}</h2>
         <p class="muted small">
@@ -86,30 +87,26 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
           </button>
         </div>
       </form>
-    </div>
+    </Dialog>
   );
 }
 
 export default function Devices() {
-  const devices = useSignal<Device[]>([]);
-  const fresh = useSignal<Device[]>([]);
   const editing = useSignal<Device | null>(null);
   const query = useSignal('');
-  async function load() {
-    const [known, found] = await Promise.all([
+  const known = useData(
+    () =>
       ok(
         api.GET('/api/devices', {
           params: { query: { limit: 100, ...(query.value ? { q: query.value } : {}) } },
         }),
       ),
-      ok(api.GET('/api/devices/discovered', { params: { query: { limit: 100 } } })),
-    ]);
-    devices.value = known.items.filter((d) => d.status !== 'new');
-    fresh.value = found.items;
-  }
-  useEffect(() => {
-    load().catch(failed);
-  }, [query.value]);
+    [query.value],
+  );
+  const found = useData(() => ok(api.GET('/api/devices/discovered', { params: { query: { limit: 100 } } })));
+  const devices = (known.data?.items ?? []).filter((d) => d.status !== 'new');
+  const fresh = found.data?.items ?? [];
+  const load = () => Promise.all([known.reload(), found.reload()]);
   async function review(device: Device, action: 'accept' | 'ignore') {
     await ok(
       api.PATCH('/api/devices/discovered/{mac}', { params: { path: { mac: device.mac } }, body: { action } }),
@@ -118,15 +115,15 @@ export default function Devices() {
         toast(action === 'accept' ? `${title(device)} is now known` : `${title(device)} ignored`, 'success'),
       failed,
     );
-    await load().catch(failed);
+    await load();
   }
   async function scan() {
     await ok(api.POST('/api/devices/scan')).then(() => toast('Scanning the network', 'success'), failed);
   }
   const bands = [
-    { name: 'Online', items: devices.value.filter((d) => d.present && d.status === 'known') },
-    { name: 'Offline', items: devices.value.filter((d) => !d.present && d.status === 'known') },
-    { name: 'Ignored', items: devices.value.filter((d) => d.status === 'ignored') },
+    { name: 'Online', items: devices.filter((d) => d.present && d.status === 'known') },
+    { name: 'Offline', items: devices.filter((d) => !d.present && d.status === 'known') },
+    { name: 'Ignored', items: devices.filter((d) => d.status === 'ignored') },
   ].filter((band) => band.items.length > 0);
   return (
     <div>
@@ -144,14 +141,14 @@ export default function Devices() {
           <Icon name="refresh" size={15} /> Scan now
         </button>
       </div>
-      {fresh.value.length > 0 && (
+      {fresh.length > 0 && (
         <section class="panel" aria-label="New devices">
           <div class="panel-head">
             <h2>New on the network</h2>
-            <span class="badge warning">{fresh.value.length}</span>
+            <span class="badge warning">{fresh.length}</span>
           </div>
           <ul class="device-list">
-            {fresh.value.map((device) => (
+            {fresh.map((device) => (
               <li key={device.mac}>
                 <DeviceIcon device={device} />
                 <div>
@@ -216,7 +213,7 @@ export default function Devices() {
           device={editing.value}
           onClose={(saved) => {
             editing.value = null;
-            if (saved) load().catch(failed);
+            if (saved) load();
           }}
         />
       )}

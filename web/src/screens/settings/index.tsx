@@ -1,0 +1,23 @@
+// Settings: one section per file, shown in this order. The theme (12 colours, previewed live, saved or reset),
+// agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
+// the microphone and transcribe).
+import { Agents } from './agents.tsx';
+import { IconSets } from './icon-sets.tsx';
+import { Theme } from './theme.tsx';
+import { Voice } from './voice.tsx';
+
+export default function Settings() {
+  return (
+    <div>
+      <div class="page-head">
+        <h1>Settings</h1>
+      </div>
+      <div class="stack">
+        <Theme />
+        <Agents />
+        <IconSets />
+        <Voice />
+      </div>
+    </div>
+  );
+}
