@@ -227,7 +227,7 @@ t.test('a document found by search', async (t) => {
   t.equal(created.statusCode, 201);
   await page.keyboard.press('Control+k');
   await page.getByLabel('Search everything').fill('quokkabeacon');
-  const hit = page.getByRole('region', { name: 'Source documents' }).getByRole('button').first();
+  const hit = page.getByRole('region', { name: 'Documents' }).getByRole('button').first();
   await hit.waitFor();
   const rendered = await inspect(hit.locator('.snippet'));
   harmless(t, rendered, 'search snippet');
