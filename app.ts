@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
@@ -78,7 +78,7 @@ export const connectionsCheckingIntervalMs = 1000;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: deps.config.http.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
@@ -95,11 +95,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // A silent or trickling client is cut off (README, "Time limits"): idle keep-alive connections, headers and
     // whole requests each have a limit, checked every second rather than Node's default 30 s.
-    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
-    requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+    keepAliveTimeout: deps.config.http.keepAliveTimeoutMs,
+    requestTimeout: Math.max(deps.config.http.requestTimeoutMs, deps.config.http.headersTimeoutMs),
     http: {
-      headersTimeout: deps.config.httpHeadersTimeoutMs,
-      requestTimeout: Math.max(deps.config.httpRequestTimeoutMs, deps.config.httpHeadersTimeoutMs),
+      headersTimeout: deps.config.http.headersTimeoutMs,
+      requestTimeout: Math.max(deps.config.http.requestTimeoutMs, deps.config.http.headersTimeoutMs),
       connectionsCheckingInterval: connectionsCheckingIntervalMs,
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -114,17 +114,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     findSession: (hash) => findSession(deps.sql, hash, ownerDigest),
     ownerToken: deps.ownerToken,
     // The JWT and key-set libraries are loaded only when an access proxy is configured (README, "Resources").
-    access: deps.config.access
-      ? (await import('./lib/access-jwt.ts')).createAccessVerifier(deps.config.access)
+    access: deps.config.access.proxy
+      ? (await import('./lib/access-jwt.ts')).createAccessVerifier(deps.config.access.proxy)
       : null,
-    agentRateLimitPerMinute: deps.config.agentRateLimitPerMinute,
-    failures: failureCounter(deps.sql, deps.config.authFailureLimit),
+    agentRateLimitPerMinute: deps.config.access.agentRateLimitPerMinute,
+    failures: failureCounter(deps.sql, deps.config.access.authFailureLimit),
   });
   await app.register(openapi, { version });
   await app.register(jobs, {
-    mode: deps.worker ?? deps.config.workerMode,
+    mode: deps.worker ?? deps.config.jobs.workerMode,
     connectionString: deps.databaseUrl,
-    concurrency: deps.config.workerConcurrency,
+    concurrency: deps.config.jobs.concurrency,
     taskList: buildTaskList({ sql: deps.sql, config: deps.config }, { extra: deps.extraTasks }),
     cron: deps.cron ?? true,
   });

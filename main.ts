@@ -5,7 +5,8 @@ import module from 'node:module';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from './config.ts';
+import { type Config, loadConfigOrExit } from './config/index.ts';
+import { describeDatabaseUrl, runtimeFile } from './config/server.ts';
 import {
   type EmbeddedPostgres,
   startEmbeddedPostgres,
@@ -26,8 +27,8 @@ loading.catch(() => undefined);
 
 /** The owner token from OWNER_TOKEN, or the one generated on first start and kept in the data directory. */
 async function ownerToken(config: Config): Promise<{ token: string; generated: boolean; file: string }> {
-  const file = path.join(config.dataDir, 'owner-token');
-  if (config.ownerToken) return { token: config.ownerToken, generated: false, file };
+  const file = path.join(config.server.dataDir, 'owner-token');
+  if (config.access.ownerToken) return { token: config.access.ownerToken, generated: false, file };
   const kept = await readFile(file, 'utf8').then(
     (text) => text.trim(),
     () => '',
@@ -40,11 +41,11 @@ async function ownerToken(config: Config): Promise<{ token: string; generated: b
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const embedded = config.databaseUrl
+  const embedded = config.database.url
     ? null
     : {
-        dir: path.join(config.dataDir, 'postgres'),
-        runtimeDir: path.join(config.dataDir, 'runtime'),
+        dir: path.join(config.server.dataDir, 'postgres'),
+        runtimeDir: path.join(config.server.dataDir, 'runtime'),
         log: (message: string) => console.log(`[database] ${message}`),
       };
 
@@ -55,10 +56,10 @@ async function main(): Promise<void> {
 
   // One service per data directory, checked before anything is touched: a second start must not stop the first
   // one's database. (`npm run worker` takes no lock: it runs beside the service on purpose.)
-  await mkdir(config.dataDir, { recursive: true, mode: 0o711 });
+  await mkdir(config.server.dataDir, { recursive: true, mode: 0o711 });
   let lock: InstanceLock;
   try {
-    lock = lockDataDir(config.dataDir);
+    lock = lockDataDir(config.server.dataDir);
   } catch (error) {
     console.error(
       error instanceof DataDirInUseError ? error.message : `start-up failed: ${(error as Error).message}`,
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   }
 
   // Uploads a previous run was receiving when it stopped: no request is in flight yet, so none of them is wanted.
-  await clearIncoming(config.dataDir);
+  await clearIncoming(config.server.dataDir);
 
   // Whatever ends the process (a signal, an error, an exit during start-up, a second Ctrl-C that cuts the graceful
   // shutdown short), the embedded database it started is stopped and the lock released.
@@ -104,12 +105,12 @@ async function main(): Promise<void> {
       const started = await startEmbeddedPostgres({ ...embedded, appRole: 'hub', appDatabase: 'hub' });
       database = started;
       databaseUrl = started.url;
-      await writeFile(runtimeFile(config), JSON.stringify({ databaseUrl }), { mode: 0o600 });
+      await writeFile(runtimeFile(config.server.dataDir), JSON.stringify({ databaseUrl }), { mode: 0o600 });
     } else {
-      databaseUrl = config.databaseUrl as string;
+      databaseUrl = config.database.url as string;
     }
     sql = createSql(databaseUrl, dbLog);
-    await assertNotSuperuser(sql, config.databaseAllowSuperuser);
+    await assertNotSuperuser(sql, config.database.allowSuperuser);
     const applied = await migrate(sql);
     if (applied.length) console.log(`[database] applied migrations: ${applied.join(', ')}`);
   } catch (error) {
@@ -127,17 +128,17 @@ async function main(): Promise<void> {
     sql,
     databaseUrl,
     ownerToken: owner.token,
-    logger: { level: config.logLevel },
+    logger: { level: config.server.logLevel },
   });
   const log = app.log;
   dbLog.warn = (object, message) => log.warn(object, message);
-  if (config.allowPrivateFetch) {
+  if (config.ingest.allowPrivateFetch) {
     app.log.warn(
       'VOID_INGEST_ALLOW_PRIVATE is on: outbound fetches may reach private addresses (tests only)',
     );
   }
-  if (config.ingestAllowPrivate) {
-    const listed = config.ingestAllowPrivate.text;
+  if (config.ingest.allowPrivate) {
+    const listed = config.ingest.allowPrivate.text;
     app.log.warn(
       { INGEST_ALLOW_PRIVATE: listed },
       `INGEST_ALLOW_PRIVATE is set: captures and icon-set URLs may reach these private addresses: ${listed}`,
@@ -150,10 +151,10 @@ async function main(): Promise<void> {
   });
 
   try {
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.server.port, host: config.server.host });
   } catch (error) {
     console.error(
-      `cannot listen on ${config.host}:${config.port}: ${(error as Error).message} (set PORT or HOST)`,
+      `cannot listen on ${config.server.host}:${config.server.port}: ${(error as Error).message} (set PORT or HOST)`,
     );
     await app.close();
     await endSql(sql).catch(() => undefined);
@@ -163,8 +164,8 @@ async function main(): Promise<void> {
   }
   const described = embedded ? `embedded PostgreSQL in ${embedded.dir}` : describeDatabaseUrl(databaseUrl);
   app.log.info(
-    { version, database: described, worker: config.workerMode, ready_ms: Math.round(performance.now()) },
-    `ops-hub ${version} listening on http://${config.host}:${config.port} (database: ${described})`,
+    { version, database: described, worker: config.jobs.workerMode, ready_ms: Math.round(performance.now()) },
+    `ops-hub ${version} listening on http://${config.server.host}:${config.server.port} (database: ${described})`,
   );
   if (owner.generated) {
     console.log(

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';

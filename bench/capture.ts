@@ -19,7 +19,7 @@ import { Logger, run, runMigrations } from 'graphile-worker';
 import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';

@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
 import { fakeOpenMeteo, fakeProxmox, pveToken } from '../test/dashboard/fakes.ts';

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { checkDefinition } from '../domains/health/definition.ts';
 import { checkServices } from '../domains/health/jobs.ts';
 import { insertService } from '../domains/health/store.ts';

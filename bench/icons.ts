@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { renderStats } from '../domains/icons/render.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';

@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { searchAs } from '../domains/search/index.ts';
 import { parseQuery, requestedKinds } from '../domains/search/query.ts';
 import type { SearchKind } from '../domains/search/schema.ts';

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { migrate } from '../lib/migrate.ts';
 import { createSql, endSql } from '../plugins/db.ts';
 import { buildWeb } from '../scripts/build-web.ts';

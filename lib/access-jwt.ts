@@ -4,7 +4,7 @@
 import { createVerifier, TokenError } from 'fast-jwt';
 import buildGetJwks from 'get-jwks';
 import { Agent, Dispatcher1Wrapper } from 'undici';
-import type { AccessConfig } from '../config.ts';
+import type { AccessProxyConfig } from '../config/access.ts';
 
 /** The slice of a pino/Fastify logger the verifier writes to; reasons only, never the token. */
 export interface AccessLog {
@@ -73,7 +73,7 @@ function describe(error: unknown): Record<string, unknown> {
 }
 
 export function createAccessVerifier(
-  access: AccessConfig,
+  access: AccessProxyConfig,
   options: AccessVerifierOptions = {},
 ): AccessVerifier {
   const timeoutMs = options.timeoutMs ?? 5_000;

@@ -11,12 +11,12 @@ import { upstreamAgent } from './safe-fetch.ts';
 export type AlertFormat = 'json' | 'ntfy';
 
 export interface NotifyConfig {
-  alertUrl: string | null;
-  alertFormat: AlertFormat;
-  alertToken: string | null;
+  url: string | null;
+  format: AlertFormat;
+  token: string | null;
   /** Waits before each retry, in ms; its length is the number of retries. */
-  alertRetryDelaysMs?: number[];
-  alertTimeoutMs?: number;
+  retryDelaysMs?: number[];
+  timeoutMs?: number;
 }
 
 export interface Alert {
@@ -49,15 +49,13 @@ function headerText(text: string): string {
 
 /** The request an alert becomes in the configured format. */
 export function alertRequest(
-  config: Pick<NotifyConfig, 'alertFormat' | 'alertToken'>,
+  config: Pick<NotifyConfig, 'format' | 'token'>,
   alert: Alert,
   at = new Date(),
 ): { headers: Record<string, string>; body: string } {
-  const auth: Record<string, string> = config.alertToken
-    ? { authorization: `Bearer ${config.alertToken}` }
-    : {};
+  const auth: Record<string, string> = config.token ? { authorization: `Bearer ${config.token}` } : {};
   const priority = Math.min(5, Math.max(1, Math.round(alert.priority ?? 3)));
-  if (config.alertFormat === 'ntfy') {
+  if (config.format === 'ntfy') {
     const headers: Record<string, string> = {
       'content-type': 'text/plain; charset=utf-8',
       title: headerText(alert.title),
@@ -96,11 +94,11 @@ async function attempt(url: string, timeoutMs: number, payload: ReturnType<typeo
 }
 
 async function deliver(config: NotifyConfig, alert: Alert, log: DeliveryLog): Promise<boolean> {
-  const url = config.alertUrl;
+  const url = config.url;
   if (!url) return false;
   const payload = alertRequest(config, alert);
-  const delays = config.alertRetryDelaysMs ?? defaultDelays;
-  const timeoutMs = config.alertTimeoutMs ?? 10_000;
+  const delays = config.retryDelaysMs ?? defaultDelays;
+  const timeoutMs = config.timeoutMs ?? 10_000;
   for (let round = 0; ; round++) {
     let problem: string;
     try {
@@ -122,7 +120,7 @@ async function deliver(config: NotifyConfig, alert: Alert, log: DeliveryLog): Pr
 
 /** Sends an alert in the background when ALERT_URL is set; returns at once. */
 export function notify(config: NotifyConfig, alert: Alert, log: DeliveryLog): void {
-  if (!config.alertUrl) return;
+  if (!config.url) return;
   const delivery = deliver(config, alert, log).catch(() => false);
   inFlight.add(delivery);
   void delivery.finally(() => inFlight.delete(delivery));

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 export const openapiFile = path.join(root, 'web', 'openapi.json');

@@ -2,22 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, describeDatabaseUrl, environment, loadConfig } from '../config.ts';
+import { environment } from '../config/env.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
+import { describeDatabaseUrl } from '../config/server.ts';
 
 t.test('defaults', async (t) => {
   const config = loadConfig({ DATA_DIR: '/srv/hub' });
   t.match(config, {
-    port: 3000,
-    host: '0.0.0.0',
-    dataDir: '/srv/hub',
-    databaseUrl: null,
-    databaseAllowSuperuser: false,
-    ownerToken: null,
-    access: null,
-    workerMode: 'in-process',
-    logLevel: 'info',
-    allowPrivateFetch: false,
-    voiceClipsDir: '/srv/hub/voice-clips',
+    server: { port: 3000, host: '0.0.0.0', dataDir: '/srv/hub', logLevel: 'info' },
+    database: { url: null, allowSuperuser: false },
+    access: { ownerToken: null, proxy: null },
+    jobs: { workerMode: 'in-process' },
+    ingest: { allowPrivateFetch: false },
+    voice: { clipsDir: '/srv/hub/voice-clips' },
   });
 });
 
@@ -61,8 +58,8 @@ t.test('a bad value names its variable', async (t) => {
     t.match(error, { variable, message: new RegExp(`^${variable} `) });
     t.match((error as Error).message, detail);
   }
-  t.equal(loadConfig({ OWNER_TOKEN: 'x'.repeat(24) }).ownerToken, 'x'.repeat(24));
-  t.equal(loadConfig({ PORT: ' 8080 ' }).port, 8080, 'surrounding spaces are ignored');
+  t.equal(loadConfig({ OWNER_TOKEN: 'x'.repeat(24) }).access.ownerToken, 'x'.repeat(24));
+  t.equal(loadConfig({ PORT: ' 8080 ' }).server.port, 8080, 'surrounding spaces are ignored');
 });
 
 t.test('the database URL is described without its password', async (t) => {

@@ -292,6 +292,8 @@ t.test('configuration errors print one line naming the variable and exit non-zer
     ['ACCESS_AUDIENCE', { ACCESS_TEAM_DOMAIN: 'team.example.com' }],
     ['WORKER_MODE', { WORKER_MODE: 'sometimes' }],
     ['OWNER_TOKEN', { OWNER_TOKEN: 'short' }],
+    ['OWNER_TOKEN_FILE', { OWNER_TOKEN: 'x'.repeat(24), OWNER_TOKEN_FILE: '/nonexistent/owner-token' }],
+    ['DATABASE_URL_FILE', { DATABASE_URL_FILE: '/nonexistent/database-url' }],
   ];
   const configDir = await procs.dataDir();
   const lost = procs.spawn('worker/main.ts', { DATA_DIR: configDir, LOG_LEVEL: 'info' });
@@ -357,3 +359,44 @@ t.test('a superuser DATABASE_URL is refused unless explicitly allowed', async (t
   allowed.child.process.kill('SIGTERM');
   t.same(await allowed.child.exited, { code: 0, signal: null });
 });
+
+t.test(
+  'secrets given as files: the hub starts on the database and owner token its _FILE variables name',
+  async (t) => {
+    const state = await readClusterState();
+    const admin = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
+    const name = `hub_file_${randomBytes(4).toString('hex')}`;
+    await admin.unsafe(`create database ${name}`);
+    t.teardown(async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    });
+    const url = withDatabase(state.adminUrl, name);
+    const dataDir = await procs.dataDir();
+    const secrets = path.join(path.dirname(dataDir), 'secrets');
+    await mkdir(secrets, { mode: 0o700 });
+    const token = `file-token-${randomBytes(12).toString('hex')}`;
+    await writeFile(path.join(secrets, 'owner_token'), `${token}\n`, { mode: 0o600 });
+    await writeFile(path.join(secrets, 'database_url'), `${url}\n`, { mode: 0o600 });
+
+    const hub = await startHub({
+      DATA_DIR: dataDir,
+      DATABASE_ALLOW_SUPERUSER: '1',
+      OWNER_TOKEN_FILE: path.join(secrets, 'owner_token'),
+      DATABASE_URL_FILE: path.join(secrets, 'database_url'),
+    });
+    t.equal(
+      (await api(hub, token, 'GET', '/api/spaces')).status,
+      200,
+      'the token from the file is the owner',
+    );
+    t.notOk(hub.child.output().includes(token), 'the token is not printed');
+    const [{ count }] = await admin.unsafe(
+      `select count(*)::int as count from pg_stat_activity where datname = $1`,
+      [name],
+    );
+    t.ok(count > 0, 'the hub is connected to the database the file names');
+    hub.child.process.kill('SIGTERM');
+    t.same(await hub.child.exited, { code: 0, signal: null });
+  },
+);

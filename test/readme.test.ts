@@ -2,7 +2,7 @@
 // reads, the tool protocol's curl requests work and its tool list is the live one, and the knowledge section's
 // bodies are what the API takes (each example is sent to a real app).
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -113,9 +113,13 @@ t.test('the configuration tables, one per area, name every variable the hub read
         .flatMap((row) => [...row[0].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1])),
     ),
   );
-  const source = await readFile(path.join(repoRoot, 'config.ts'), 'utf8');
+  const folder = path.join(repoRoot, 'config');
+  const sources = await Promise.all(
+    (await readdir(folder)).map((file) => readFile(path.join(folder, file), 'utf8')),
+  );
+  const source = sources.join('\n');
   const read = [...new Set([...source.matchAll(/'([A-Z][A-Z0-9_]{3,})'/g)].map((match) => match[1]))].sort();
-  t.ok(read.length > 80, `${read.length} variables read by config.ts`);
+  t.ok(read.length > 80, `${read.length} variables read by config/`);
   t.same(
     read.filter((name) => !documented.has(name)),
     [],
@@ -125,6 +129,14 @@ t.test('the configuration tables, one per area, name every variable the hub read
     [...documented].filter((name) => !read.includes(name)),
     [],
     'and each row is a variable the hub reads',
+  );
+  const secrets = [...source.matchAll(/secret\(env, '([A-Z][A-Z0-9_]+)'\)/g)].map((match) => match[1]);
+  t.ok(secrets.length >= 10, `${secrets.length} secrets`);
+  const configuration = section('## Configuration').join('\n');
+  t.same(
+    secrets.filter((name) => !configuration.includes(`\`${name}_FILE\``)),
+    [],
+    'each secret names its _FILE form',
   );
 });
 

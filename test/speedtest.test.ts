@@ -14,8 +14,7 @@ import { startUpstream } from './helpers/upstream.ts';
 const fake = path.join(repoRoot, 'test', 'fixtures', 'fake-speedtest.ts');
 const command = (mode: string) => `"${process.execPath}" "${fake}" ${mode}`;
 const config = (mode: string, timeoutMs = 20_000) => ({
-  speedtestCommand: command(mode),
-  speedtestTimeoutMs: timeoutMs,
+  speedtest: { command: command(mode), timeoutMs },
 });
 
 t.test('both Ookla CLI versions and speedtest-cli are read, in Mbps and ms', async (t) => {
@@ -86,8 +85,7 @@ t.test('errors on stderr: a result on stdout still counts; without one the error
   t.match(failed.error, /Could not retrieve or read configuration.*exit status 2/);
 
   const missing = await measure({
-    speedtestCommand: '/nonexistent/speedtest --format=json',
-    speedtestTimeoutMs: 5000,
+    speedtest: { command: '/nonexistent/speedtest --format=json', timeoutMs: 5000 },
   });
   t.match(missing.error, /program not found: \/nonexistent\/speedtest/);
 });

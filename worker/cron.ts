@@ -13,6 +13,8 @@ import type { TaskName, TaskPayload } from './catalogue.ts';
 import { enqueue } from './enqueue.ts';
 import type { JobDeps } from './tasks.ts';
 
+export { cronProblem } from '../lib/cron-expression.ts';
+
 export interface CronItem<Name extends TaskName = TaskName> {
   /** Stable and unique: names the item in logs and deduplicates its runs. */
   id: string;
@@ -35,19 +37,6 @@ export const cronTickItem: GraphileCronItem = {
   // A tick missed while no worker ran is not made up: each item's own schedule decides what is due now.
   options: { backfillPeriod: 0, maxAttempts: 1, jobKey: cronTickTask, jobKeyMode: 'replace' },
 };
-
-/** Why `expression` is not a 5-field cron expression, or null when it is one. */
-export function cronProblem(expression: string): string | null {
-  if (expression.trim().split(/\s+/).length !== 5) {
-    return `"${expression}" is not a cron expression of 5 fields (minute hour day-of-month month day-of-week)`;
-  }
-  try {
-    parseCronItem({ task: cronTickTask, match: expression });
-    return null;
-  } catch (error) {
-    return `"${expression}" is not a valid cron expression: ${(error as Error).message}`;
-  }
-}
 
 /** Whether `expression` is due in the minute of `at`, in local time. */
 export function cronMatches(expression: string, at: Date): boolean {

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import closeWithGrace from 'close-with-grace';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TaskList } from 'graphile-worker';
-import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from '../config.ts';
+import { type Config, loadConfigOrExit } from '../config/index.ts';
+import { describeDatabaseUrl, runtimeFile } from '../config/server.ts';
 import { migrate } from '../lib/migrate.ts';
 import { judgeUnhandledRejections } from '../lib/rejections.ts';
 import { assertNotSuperuser, createSql, endSql, type Sql } from '../plugins/db.ts';
@@ -12,8 +13,8 @@ import { superviseWorker } from '../plugins/jobs.ts';
 import { buildTaskList } from './tasks.ts';
 
 async function databaseUrl(config: Config): Promise<string> {
-  if (config.databaseUrl) return config.databaseUrl;
-  const file = runtimeFile(config);
+  if (config.database.url) return config.database.url;
+  const file = runtimeFile(config.server.dataDir);
   const runtime = await readFile(file, 'utf8').then(
     (text) => JSON.parse(text) as { databaseUrl?: string },
     () => ({ databaseUrl: undefined }),
@@ -44,7 +45,7 @@ async function reachable(sql: Sql, log: FastifyBaseLogger, database: string): Pr
 export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void> {
   const config = loadConfigOrExit();
   // Fastify's logger is the hub's pino with the hub's settings, so both processes log alike.
-  const log = Fastify({ logger: { level: config.logLevel } }).log.child({ component: 'worker' });
+  const log = Fastify({ logger: { level: config.server.logLevel } }).log.child({ component: 'worker' });
   let sql: Sql | null = null;
   let stopRunner: (() => Promise<void>) | null = null;
 
@@ -73,7 +74,7 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     const database = describeDatabaseUrl(url);
     sql = createSql(url, { warn: (object, message) => log.warn(object, message) });
     await reachable(sql, log, database);
-    await assertNotSuperuser(sql, config.databaseAllowSuperuser);
+    await assertNotSuperuser(sql, config.database.allowSuperuser);
     // The hub migrates too; the advisory lock lets whichever starts first apply them.
     await migrate(sql);
   } catch (error) {
@@ -86,7 +87,7 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
   const worker = await superviseWorker({
     connectionString: url,
     taskList,
-    concurrency: config.workerConcurrency,
+    concurrency: config.jobs.concurrency,
     log,
     cron: true,
   });
@@ -95,7 +96,7 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     {
       database: describeDatabaseUrl(url),
       tasks: Object.keys(taskList),
-      concurrency: config.workerConcurrency,
+      concurrency: config.jobs.concurrency,
     },
     'worker running',
   );

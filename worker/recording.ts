@@ -1,7 +1,7 @@
 // Keeps job_records in step with what the worker does: every task executor of every domain is wrapped here, so a
 // job shows as running, completed or failed (with its last error) without the domains doing anything.
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Sql } from '../plugins/db.ts';
 import { PermanentJobError } from './errors.ts';
 import {
@@ -14,7 +14,7 @@ import {
 
 export interface RecordingDeps {
   sql: Sql;
-  config: Pick<Config, 'jobsRetentionHours'>;
+  config: Pick<Config, 'jobs'>;
 }
 
 const pruneEveryMs = 10 * 60_000;
@@ -54,7 +54,7 @@ function recorded(deps: RecordingDeps, task: Task): Task {
     await recordCompleted(deps.sql, id);
     if (Date.now() - lastPrune > pruneEveryMs) {
       lastPrune = Date.now();
-      await pruneJobRecords(deps.sql, deps.config.jobsRetentionHours).catch((error: unknown) =>
+      await pruneJobRecords(deps.sql, deps.config.jobs.retentionHours).catch((error: unknown) =>
         helpers.logger.warn(`pruning old job records failed: ${errorMessage(error)}`),
       );
     }

@@ -2,7 +2,7 @@
 // payload schema (a malformed payload fails the job at once) and recorded in job_records, plus the cron tick.
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { captureTasks } from '../domains/capture/jobs.ts';
 import { linkdingCron } from '../domains/capture/linkding.ts';
 import { devicesCron, devicesTasks } from '../domains/devices/jobs.ts';

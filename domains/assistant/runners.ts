@@ -6,7 +6,7 @@
 //   with the hub's tools offered as functions and run as the turn's agent; rounds repeat until a reply without tool
 //   calls (or the round limit).
 import { createInterface } from 'node:readline';
-import type { AssistantConfig } from '../../config.ts';
+import type { AssistantRunnerConfig } from '../../config/assistant.ts';
 import { childEnvironment, outputTail, splitCommand, startCommand, startFailure } from '../../lib/command.ts';
 import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';
 import type { RunnerEvent } from './events.ts';
@@ -45,7 +45,7 @@ async function* lines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
   for await (const line of reader) yield line;
 }
 
-export function commandRunner(config: Extract<AssistantConfig, { runner: 'command' }>): Runner {
+export function commandRunner(config: Extract<AssistantRunnerConfig, { runner: 'command' }>): Runner {
   return async function* run(input) {
     const argv = splitCommand(config.command);
     let started: ReturnType<typeof startCommand>;
@@ -140,7 +140,7 @@ function argumentsText(value: unknown): string {
   return value === undefined ? '' : JSON.stringify(value);
 }
 
-export function openaiRunner(config: Extract<AssistantConfig, { runner: 'openai' }>): Runner {
+export function openaiRunner(config: Extract<AssistantRunnerConfig, { runner: 'openai' }>): Runner {
   return async function* run(input) {
     const tools = (await input.tools.list()).map((tool) => ({
       type: 'function' as const,
@@ -282,7 +282,7 @@ export function openaiRunner(config: Extract<AssistantConfig, { runner: 'openai'
   };
 }
 
-export function runnerFor(config: AssistantConfig | null): Runner | null {
+export function runnerFor(config: AssistantRunnerConfig | null): Runner | null {
   if (!config) return null;
   return config.runner === 'command' ? commandRunner(config) : openaiRunner(config);
 }

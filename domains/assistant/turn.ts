@@ -57,9 +57,9 @@ async function claim(app: FastifyInstance, conversationId: string, staleAfterMs:
 
 /** Where a runner on this machine reaches the hub's tool protocol. */
 function mcpUrl(app: FastifyInstance): string {
-  if (app.config.hubUrl) return `${app.config.hubUrl}/api/mcp`;
+  if (app.config.assistant.hubUrl) return `${app.config.assistant.hubUrl}/api/mcp`;
   const address = app.server.address();
-  const port = address && typeof address === 'object' ? address.port : app.config.port;
+  const port = address && typeof address === 'object' ? address.port : app.config.server.port;
   return `http://127.0.0.1:${port}/api/mcp`;
 }
 
@@ -129,7 +129,7 @@ function systemOf(target: TurnTarget, body: TurnBody): string {
 }
 
 export async function runTurn(app: FastifyInstance, reply: FastifyReply, target: TurnTarget, body: TurnBody) {
-  const config = app.config.assistant;
+  const config = app.config.assistant.runner;
   const runner = runnerFor(config);
   if (!config || !runner) throw hubError('ASSISTANT_NOT_CONFIGURED');
   const sql = app.sql;

@@ -1,7 +1,7 @@
 // A capture: record the URL under its idempotency key and queue the job that ingests it, in one transaction, so a
 // key maps to exactly one capture and one job however many requests race with it. Keys are unique per space: the
 // same key in another space is another capture, so a key never tells anything about a space the caller cannot see.
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
@@ -33,7 +33,7 @@ export interface CaptureResult {
  */
 export async function captureIn(
   tx: Db,
-  config: Pick<Config, 'ingestMaxAttempts'>,
+  config: Pick<Config, 'ingest'>,
   request: CaptureRequest,
 ): Promise<CaptureResult> {
   const task: CaptureTask = taskFor(request.url);
@@ -69,7 +69,7 @@ export async function captureIn(
   };
   const job = await enqueue(tx, task, payload, {
     jobKey: `capture:${row.id}`,
-    maxAttempts: config.ingestMaxAttempts,
+    maxAttempts: config.ingest.maxAttempts,
   });
   return { capture: await setCaptureJob(tx, row.id, job.id), duplicate: false };
 }
@@ -77,7 +77,7 @@ export async function captureIn(
 /** captureIn in a transaction of its own (the webhook and the linkding pull, which act for nobody in particular). */
 export async function capture(
   sql: Sql,
-  config: Pick<Config, 'ingestMaxAttempts'>,
+  config: Pick<Config, 'ingest'>,
   request: CaptureRequest,
 ): Promise<CaptureResult> {
   return sql.begin((tx) => captureIn(tx, config, request)) as Promise<CaptureResult>;

@@ -4,7 +4,7 @@
 // file travels beside the payload, on disk (the write's `file`): a proposal keeps it there until it is decided.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
 import { type Extracted, ExtractionError, extractDocument, sniffType } from '../../lib/extract.ts';
 import type { Db } from '../../plugins/db.ts';
@@ -75,7 +75,7 @@ function unsupported(name: string, type: string) {
 /** Checks an uploaded file's type against its content, extracts its text and stores it as a source document. */
 export async function storeUpload(
   tx: Db,
-  config: Pick<Config, 'documentMaxChars'>,
+  config: Pick<Config, 'capture'>,
   upload: UploadedFile & { space_id: string; title: string | null },
 ): Promise<SourceDocRow> {
   if (upload.bytes.length === 0) throw hubError('BAD_REQUEST', 'the file is empty');
@@ -83,7 +83,7 @@ export async function storeUpload(
   if (!type) throw unsupported(upload.filename, upload.mimetype);
   let extracted: Extracted;
   try {
-    extracted = await extractDocument(upload.bytes, type, undefined, config.documentMaxChars);
+    extracted = await extractDocument(upload.bytes, type, undefined, config.capture.documentMaxChars);
   } catch (error) {
     if (error instanceof ExtractionError) throw hubError('UNPROCESSABLE', error.message);
     throw error;
@@ -123,10 +123,10 @@ export const uploadHandler: EntityHandler = {
     const input = checkUpload(payload);
     const file = ctx.file;
     if (!file) throw hubError('VALIDATION_FAILED', 'an upload carries its file');
-    if (file.size > config.uploadMaxBytes) {
+    if (file.size > config.capture.uploadMaxBytes) {
       throw hubError(
         'PAYLOAD_TOO_LARGE',
-        `the file is larger than UPLOAD_MAX_BYTES (${config.uploadMaxBytes} bytes)`,
+        `the file is larger than UPLOAD_MAX_BYTES (${config.capture.uploadMaxBytes} bytes)`,
       );
     }
     if (file.size === 0) throw hubError('BAD_REQUEST', 'the file is empty');

@@ -1,7 +1,7 @@
 // How ingestion calls the guarded client: limits from the configuration, the private ranges and names the owner
 // allows (INGEST_ALLOW_PRIVATE), the address check switched off only by VOID_INGEST_ALLOW_PRIVATE (tests), and the safe-fetch test seams (fake DNS, addresses that count as public) for tests
 // that exercise the address rules through the whole capture path.
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { FetchRefusedError, type SafeFetchOptions } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 
@@ -14,27 +14,26 @@ export function setIngestFetchSeams(next: IngestFetchSeams | null): void {
   seams = next ?? {};
 }
 
-export type AddressConfig = Pick<Config, 'allowPrivateFetch' | 'ingestAllowPrivate'>;
-type FetchConfig = AddressConfig &
-  Pick<Config, 'ingestMaxBytes' | 'ingestTimeoutMs' | 'ingestHeadersTimeoutMs'>;
+export type AddressConfig = Pick<Config, 'ingest'>;
+type FetchConfig = Pick<Config, 'ingest'>;
 
 /** The address policy alone, for checking a URL (and what its name resolves to) when it is captured. */
 export function addressPolicy(config: AddressConfig) {
   return {
-    allowPrivate: config.allowPrivateFetch,
-    allowList: config.ingestAllowPrivate,
+    allowPrivate: config.ingest.allowPrivateFetch,
+    allowList: config.ingest.allowPrivate,
     treatAsPublic: seams.treatAsPublic,
     lookup: seams.lookup,
   };
 }
 
-export function ingestFetchOptions(config: FetchConfig, maxBytes = config.ingestMaxBytes): SafeFetchOptions {
+export function ingestFetchOptions(config: FetchConfig, maxBytes = config.ingest.maxBytes): SafeFetchOptions {
   return {
     ...addressPolicy(config),
     maxBytes,
-    totalTimeoutMs: config.ingestTimeoutMs,
-    headersTimeoutMs: config.ingestHeadersTimeoutMs,
-    bodyTimeoutMs: Math.min(30_000, config.ingestTimeoutMs),
+    totalTimeoutMs: config.ingest.timeoutMs,
+    headersTimeoutMs: config.ingest.headersTimeoutMs,
+    bodyTimeoutMs: Math.min(30_000, config.ingest.timeoutMs),
   };
 }
 

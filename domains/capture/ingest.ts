@@ -58,7 +58,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const secret = config.webhookSecret;
+      const secret = config.capture.webhookSecret;
       if (!secret) {
         throw hubError(
           'WEBHOOK_DISABLED',

@@ -41,7 +41,7 @@ async function fetchDocument(
   }
   let extracted: Extracted;
   try {
-    extracted = await extractDocument(response.body, type, declared, deps.config.documentMaxChars);
+    extracted = await extractDocument(response.body, type, declared, deps.config.capture.documentMaxChars);
   } catch (error) {
     if (error instanceof ExtractionError) throw new PermanentJobError(`${response.url}: ${error.message}`);
     throw error;
@@ -67,9 +67,9 @@ async function ingestUrl(deps: JobDeps, payload: IngestPayload, attempt: number)
 
 async function ingestVideo(deps: JobDeps, payload: IngestPayload): Promise<void> {
   const oembed = await fetchOembed(deps.config, payload.url);
-  const command = deps.config.videoTranscriptCommand;
+  const command = deps.config.capture.video.transcriptCommand;
   const transcript = command
-    ? await runTranscriptCommand(command, payload.url, deps.config.videoTranscriptTimeoutMs)
+    ? await runTranscriptCommand(command, payload.url, deps.config.capture.video.transcriptTimeoutMs)
     : ({ ok: false, reason: 'no transcript command configured (VIDEO_TRANSCRIPT_COMMAND)' } as const);
   const title = payload.title ?? oembed.title ?? titleFromUrl(payload.url);
   // Without a transcript the metadata is the content, so the video is still found by its title and channel.
@@ -139,7 +139,7 @@ export const captureTasks: DomainTasks = (deps) => ({
   'ingest.url': executor(deps, ingestUrl),
   'ingest.video': executor(deps, ingestVideo),
   'linkding.sync': async (_payload, helpers) => {
-    const linkding = deps.config.linkding;
+    const linkding = deps.config.capture.linkding;
     if (!linkding) throw new PermanentJobError('linkding is not configured (LINKDING_URL, LINKDING_TOKEN)');
     const report = await syncLinkding(deps, linkding, { warn: (message) => helpers.logger.warn(message) });
     helpers.logger.info(

@@ -9,7 +9,7 @@
 import { type Static, Type } from 'typebox';
 import { Check } from 'typebox/value';
 import { request } from 'undici';
-import type { LinkdingConfig } from '../../config.ts';
+import type { LinkdingConfig } from '../../config/capture.ts';
 import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import type { CronItem, DomainCron } from '../../worker/cron.ts';
@@ -137,11 +137,11 @@ export async function syncLinkding(
 
 /** The recurring item, when linkding is configured. */
 export const linkdingCron: DomainCron = (deps) => {
-  if (!deps.config.linkding) return [];
+  if (!deps.config.capture.linkding) return [];
   const item: CronItem<'linkding.sync'> = {
     id: 'linkding.sync',
     task: 'linkding.sync',
-    schedule: deps.config.linkding.schedule,
+    schedule: deps.config.capture.linkding.schedule,
     payload: {},
   };
   return [item as CronItem];

@@ -34,8 +34,8 @@ async function readForm(request: FastifyRequest): Promise<ReceivedForm> {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the file field is named "file"');
         file = await receiveFile(part.file, {
-          dataDir: config.dataDir,
-          maxBytes: config.uploadMaxBytes,
+          dataDir: config.server.dataDir,
+          maxBytes: config.capture.uploadMaxBytes,
           limitName: 'UPLOAD_MAX_BYTES',
           name: part.filename,
           type: part.mimetype,
@@ -63,7 +63,7 @@ async function readForm(request: FastifyRequest): Promise<ReceivedForm> {
 const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config;
   await app.register(multipart, {
-    limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 5, fieldSize: 1024, parts: 6 },
+    limits: { fileSize: config.capture.uploadMaxBytes, files: 1, fields: 5, fieldSize: 1024, parts: 6 },
   });
 
   app.post(
@@ -75,9 +75,9 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'multipart/form-data with the fields space_id (a UUID of an existing space, checked before anything ' +
           'is stored), file (text, Markdown, HTML or PDF; the type is checked against the content; others ' +
-          `are refused with 415; at most UPLOAD_MAX_BYTES, now ${config.uploadMaxBytes} bytes) and optionally ` +
+          `are refused with 415; at most UPLOAD_MAX_BYTES, now ${config.capture.uploadMaxBytes} bytes) and optionally ` +
           'title. The file becomes a searchable source document of origin "upload" at once (its text cut at ' +
-          `DOCUMENT_MAX_CHARS, now ${config.documentMaxChars}, the metadata saying so). The file is streamed to ` +
+          `DOCUMENT_MAX_CHARS, now ${config.capture.documentMaxChars}, the metadata saying so). The file is streamed to ` +
           'disk as it arrives, never held whole in memory. A suggest-tier agent gets 202 with pending_change_id: ' +
           'the file waits on disk with the proposal (its type checked by its first bytes; its text is extracted ' +
           "on the owner's approval), within the agent's quota (setting pending_quota; 429 PENDING_QUOTA beyond).",

@@ -12,7 +12,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import {
   CommandError,
   childEnvironment,
@@ -40,18 +40,10 @@ function stringField(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-type OembedConfig = Pick<
-  Config,
-  | 'videoOembedUrl'
-  | 'allowPrivateFetch'
-  | 'ingestAllowPrivate'
-  | 'ingestMaxBytes'
-  | 'ingestTimeoutMs'
-  | 'ingestHeadersTimeoutMs'
->;
+type OembedConfig = Pick<Config, 'capture' | 'ingest'>;
 
 export async function fetchOembed(config: OembedConfig, videoUrl: string): Promise<OEmbed> {
-  const endpoint = new URL(config.videoOembedUrl);
+  const endpoint = new URL(config.capture.video.oembedUrl);
   endpoint.searchParams.set('url', videoUrl);
   endpoint.searchParams.set('format', 'json');
   let response: Awaited<ReturnType<typeof safeFetch>>;

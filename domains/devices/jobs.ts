@@ -34,6 +34,6 @@ export const devicesTasks: DomainTasks = (deps) => ({
 });
 
 export const devicesCron: DomainCron = (deps) =>
-  deps.config.devicesScanSchedule
-    ? [{ id: 'devices.scan', task: 'devices.scan', schedule: deps.config.devicesScanSchedule, payload: {} }]
+  deps.config.devices.scanSchedule
+    ? [{ id: 'devices.scan', task: 'devices.scan', schedule: deps.config.devices.scanSchedule, payload: {} }]
     : [];

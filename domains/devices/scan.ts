@@ -3,7 +3,7 @@
 // lines (arp-scan --plain). Incomplete entries (no address yet, a failed resolution) are skipped.
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { CommandError, commandProblem, runCommand, splitCommand } from '../../lib/command.ts';
 import { isUsableDeviceMac, normaliseMac } from './mac.ts';
 
@@ -84,10 +84,7 @@ export function parseScanOutput(text: string): Sighting[] {
   return found;
 }
 
-type ScanConfig = Pick<
-  Config,
-  'devicesArpFile' | 'devicesNeighCommand' | 'dhcpLeasesFile' | 'devicesScanCommand' | 'devicesScanTimeoutMs'
->;
+type ScanConfig = Pick<Config, 'devices'>;
 
 async function commandOutput(command: string, timeoutMs: number, optional: boolean): Promise<string | null> {
   const argv = splitCommand(command);
@@ -115,36 +112,36 @@ export async function gather(config: ScanConfig): Promise<ScanResult> {
     for (const entry of list) seen.set(entry.mac, { ...seen.get(entry.mac), ...entry });
   };
   try {
-    add(parseProcArp(await readFile(config.devicesArpFile, 'utf8')));
-    sources.push(config.devicesArpFile);
+    add(parseProcArp(await readFile(config.devices.arpFile, 'utf8')));
+    sources.push(config.devices.arpFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new Error(`${config.devicesArpFile} could not be read: ${(error as Error).message}`);
+      throw new Error(`${config.devices.arpFile} could not be read: ${(error as Error).message}`);
     }
   }
-  if (config.devicesNeighCommand) {
-    const output = await commandOutput(config.devicesNeighCommand, config.devicesScanTimeoutMs, true);
+  if (config.devices.neighCommand) {
+    const output = await commandOutput(config.devices.neighCommand, config.devices.scanTimeoutMs, true);
     if (output !== null) {
       // IPv4 first: an IPv6 neighbour only names a device's address when no IPv4 one does.
       const entries = parseIpNeigh(output);
       add(entries.filter((entry) => isIP(entry.ip) === 6 && !seen.has(entry.mac)));
       add(entries.filter((entry) => isIP(entry.ip) === 4));
-      sources.push(config.devicesNeighCommand);
+      sources.push(config.devices.neighCommand);
     }
   }
-  if (config.devicesScanCommand) {
-    const output = await commandOutput(config.devicesScanCommand, config.devicesScanTimeoutMs, false);
+  if (config.devices.scanCommand) {
+    const output = await commandOutput(config.devices.scanCommand, config.devices.scanTimeoutMs, false);
     add(parseScanOutput(output ?? ''));
-    sources.push(config.devicesScanCommand);
+    sources.push(config.devices.scanCommand);
   }
   let hostnames = new Map<string, string>();
-  if (config.dhcpLeasesFile) {
+  if (config.devices.dhcpLeasesFile) {
     try {
-      hostnames = parseDnsmasqLeases(await readFile(config.dhcpLeasesFile, 'utf8'));
-      sources.push(config.dhcpLeasesFile);
+      hostnames = parseDnsmasqLeases(await readFile(config.devices.dhcpLeasesFile, 'utf8'));
+      sources.push(config.devices.dhcpLeasesFile);
     } catch (error) {
       throw new Error(
-        `DHCP_LEASES_FILE ${config.dhcpLeasesFile} could not be read: ${(error as Error).message}`,
+        `DHCP_LEASES_FILE ${config.devices.dhcpLeasesFile} could not be read: ${(error as Error).message}`,
       );
     }
   }

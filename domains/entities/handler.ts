@@ -4,7 +4,7 @@
 
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
 import type { ReceivedFile } from '../../lib/incoming.ts';

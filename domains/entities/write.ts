@@ -3,7 +3,7 @@
 // suggest-tier agents' writes become pending changes; the owner and owner-tier agents apply directly (an agent's
 // direct write is audited), agents only inside their space scope.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';

@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { request } from 'undici';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { isCloudMetadata, upstreamAgent } from '../../lib/safe-fetch.ts';
 import { eachLimited } from './checks.ts';
 import { type Definition, defaults, httpTarget, tcpTarget } from './definition.ts';
@@ -141,22 +141,19 @@ export interface Finding {
   server: string | null;
 }
 
-type SweepConfig = Pick<
-  Config,
-  'discoveryCidrs' | 'discoveryPorts' | 'discoveryConcurrency' | 'discoveryTimeoutMs'
->;
+type SweepConfig = Pick<Config, 'discovery'>;
 
 /** Sweeps the ranges and turns each open port into a candidate definition. */
 export async function sweep(config: SweepConfig): Promise<{ addresses: string[]; findings: Finding[] }> {
-  const addresses = addressesOf(config.discoveryCidrs ?? hostNetworks());
-  const pairs = addresses.flatMap((host) => config.discoveryPorts.map((port) => ({ host, port })));
+  const addresses = addressesOf(config.discovery.cidrs ?? hostNetworks());
+  const pairs = addresses.flatMap((host) => config.discovery.ports.map((port) => ({ host, port })));
   const open: { host: string; port: number }[] = [];
-  await eachLimited(pairs, config.discoveryConcurrency, async (pair) => {
-    if (await portOpen(pair.host, pair.port, config.discoveryTimeoutMs)) open.push(pair);
+  await eachLimited(pairs, config.discovery.concurrency, async (pair) => {
+    if (await portOpen(pair.host, pair.port, config.discovery.timeoutMs)) open.push(pair);
   });
   const findings: Finding[] = [];
-  await eachLimited(open, Math.min(config.discoveryConcurrency, 16), async ({ host, port }) => {
-    const page = await probeWeb(host, port, config.discoveryTimeoutMs * 2);
+  await eachLimited(open, Math.min(config.discovery.concurrency, 16), async ({ host, port }) => {
+    const page = await probeWeb(host, port, config.discovery.timeoutMs * 2);
     if (page) {
       const url = new URL(`${page.scheme}://${host}:${port}/`);
       const known = recogniseWeb(page);

@@ -79,7 +79,7 @@ export async function checkServices(
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
-  await eachLimited(services, deps.config.healthCheckConcurrency, async (service) => {
+  await eachLimited(services, deps.config.health.checkConcurrency, async (service) => {
     const outcome = await runCheck(service);
     const recorded = await deps.sql.begin((tx) =>
       recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
@@ -90,7 +90,7 @@ export async function checkServices(
     if (recorded.to === 'down') summary.down++;
     if (recorded.changed) summary.changed++;
     const alert = alertFor(recorded.from, recorded.to);
-    if (alert) notify(deps.config, alertOf(service, alert, outcome.message), log);
+    if (alert) notify(deps.config.alerts, alertOf(service, alert, outcome.message), log);
   });
   summary.ms = Math.round(performance.now() - started);
   return summary;
@@ -141,12 +141,12 @@ export const healthTasks: DomainTasks = (deps) => ({
 
 export const healthCron: DomainCron = (deps) => [
   { id: 'health.check', task: 'health.check', schedule: '* * * * *', payload: { due: true } },
-  ...(deps.config.discoverySchedule
+  ...(deps.config.discovery.schedule
     ? [
         {
           id: 'discover.lan',
           task: 'discover.lan' as const,
-          schedule: deps.config.discoverySchedule,
+          schedule: deps.config.discovery.schedule,
           payload: {},
         },
       ]

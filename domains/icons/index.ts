@@ -63,8 +63,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config;
   const index = new SetIconIndex(app.sql);
   const cache = new RenderCache({
-    dir: `${config.dataDir}/icon-cache`,
-    maxDiskBytes: config.iconCacheMaxMb * 1024 * 1024,
+    dir: `${config.server.dataDir}/icon-cache`,
+    maxDiskBytes: config.icons.cacheMaxMb * 1024 * 1024,
   });
   // Counted per address (an IPv6 /64 as one), only when an image is in neither cache and must be rendered.
   const renderLimit = app.createRateLimit({
@@ -282,7 +282,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(
     ownerOnly(async (owner) => {
       await owner.register(multipart, {
-        limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 2, fieldSize: 1024, parts: 3 },
+        limits: { fileSize: config.capture.uploadMaxBytes, files: 1, fields: 2, fieldSize: 1024, parts: 3 },
       });
 
       /**
@@ -298,7 +298,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
               if (part.fieldname !== 'file')
                 throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
               file = await receiveFile(part.file, {
-                dataDir: config.dataDir,
+                dataDir: config.server.dataDir,
                 maxBytes: limit[0],
                 limitName: limit[1],
                 name: part.filename,
@@ -325,10 +325,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         try {
           const response = await safeFetch(url, {
             // The same address rules as captures: the private addresses the owner lists are reachable.
-            allowPrivate: config.allowPrivateFetch,
-            allowList: config.ingestAllowPrivate,
-            maxBytes: config.uploadMaxBytes,
-            totalTimeoutMs: config.ingestTimeoutMs,
+            allowPrivate: config.ingest.allowPrivateFetch,
+            allowList: config.ingest.allowPrivate,
+            maxBytes: config.capture.uploadMaxBytes,
+            totalTimeoutMs: config.ingest.timeoutMs,
           });
           if (response.status < 200 || response.status > 299) {
             throw hubError('ICON_SET_FETCH_FAILED', `${url} answered HTTP ${response.status}`);
@@ -374,7 +374,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             const { values, file } = await readParts(
               request,
               ['name'],
-              [config.uploadMaxBytes, 'UPLOAD_MAX_BYTES'],
+              [config.capture.uploadMaxBytes, 'UPLOAD_MAX_BYTES'],
             );
             received = file;
             name = values.name ?? '';
@@ -404,7 +404,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             zip = await fetchZip(body.url);
           }
           try {
-            const stored = await storeIconSet(app.sql, config.iconZip, name, replace, zip);
+            const stored = await storeIconSet(app.sql, config.icons.zip, name, replace, zip);
             const accepted = stored.accepted.map((icon) => ({
               file: icon.file,
               name: icon.name,
@@ -427,7 +427,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'Add one icon to a set',
             description:
               'multipart/form-data with file (.svg or .png, checked by its bytes; SVG sanitised; at most ' +
-              `ICON_ZIP_MAX_ENTRY_BYTES, now ${config.iconZip.maxEntryBytes}, else 413) and optionally name (else ` +
+              `ICON_ZIP_MAX_ENTRY_BYTES, now ${config.icons.zip.maxEntryBytes}, else 413) and optionally name (else ` +
               'taken from the file name). 409 when the set has that name, unless ?replace=true.',
             consumes: ['multipart/form-data'],
             params: SetParams,
@@ -445,7 +445,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           const { values, file } = await readParts(
             request,
             ['name'],
-            [config.iconZip.maxEntryBytes, 'ICON_ZIP_MAX_ENTRY_BYTES'],
+            [config.icons.zip.maxEntryBytes, 'ICON_ZIP_MAX_ENTRY_BYTES'],
           );
           const bytes = await readFile(file.path).finally(() => discardFile(file));
           if (values.name !== undefined && !/^[a-z0-9-]{1,100}$/.test(values.name)) {

@@ -1,6 +1,6 @@
 // Storing an uploaded set: the archive read under the configured limits, its files sorted into accepted and
 // rejected, and the set with all its icons written in one transaction, so a failed upload leaves nothing behind.
-import type { IconZipLimits } from '../../config.ts';
+import type { IconZipLimits } from '../../config/icons.ts';
 import { hubError, hubErrorWith } from '../../lib/errors.ts';
 import { readZip, ZipRefusedError, type ZipSource } from '../../lib/zip.ts';
 import type { Db, Sql } from '../../plugins/db.ts';

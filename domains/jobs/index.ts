@@ -28,7 +28,7 @@ async function settled(change: () => Promise<JobChange | undefined>): Promise<Jo
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(JobSchema);
-  const retention = app.config.jobsRetentionHours;
+  const retention = app.config.jobs.retentionHours;
 
   app.get(
     '/jobs',

@@ -37,7 +37,7 @@ async function createRegistry() {
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   // Made at the first scrape: a hub nobody scrapes never loads the metrics library.
   const metrics = lazy(createRegistry);
-  const metricsToken = app.config.metricsToken;
+  const metricsToken = app.config.health.metricsToken;
 
   await app.register(
     publicAccess(async (open) => {

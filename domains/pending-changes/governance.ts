@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { type ErrorCode, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
@@ -134,7 +134,7 @@ export async function proposeChange(
 function dataDirOf(config: Config | undefined): string {
   // Every path that carries a file passes the configuration; a caller that forgot it is a bug.
   if (!config) throw new Error('a change with a file needs the configuration (its data directory)');
-  return config.dataDir;
+  return config.server.dataDir;
 }
 
 /** An owner-tier agent's write: applied directly, recorded in the audit log in the same transaction. */
@@ -252,7 +252,7 @@ export async function rejectChange(
   id: string,
   principal: Principal,
   reason: string | null,
-  config: Pick<Config, 'dataDir'>,
+  config: Pick<Config, 'server'>,
 ): Promise<PendingChangeRow> {
   const rejected = (await sql.begin(async (tx) => {
     const actor = actorOf(principal);
@@ -273,7 +273,7 @@ export async function rejectChange(
     });
     return change;
   })) as PendingChangeRow;
-  if (rejected.file) await removePendingFile(config.dataDir, id);
+  if (rejected.file) await removePendingFile(config.server.dataDir, id);
   return rejected;
 }
 

@@ -51,7 +51,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(PendingChange);
   // Before the first request: nothing is being proposed yet. A failure is logged and the files wait for the next start.
   app.addHook('onReady', async () => {
-    await sweepPendingFiles(app.sql, app.config.dataDir, app.log).catch((err: unknown) => {
+    await sweepPendingFiles(app.sql, app.config.server.dataDir, app.log).catch((err: unknown) => {
       app.log.error({ err }, 'pending uploads: sweeping DATA_DIR/pending-uploads failed');
     });
   });
@@ -123,7 +123,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       if (!change?.file || !open) {
         throw hubError('PENDING_CHANGE_NOT_FOUND', `${request.params.id} (with a file waiting for approval)`);
       }
-      const stream = createReadStream(pendingFilePath(app.config.dataDir, change.id));
+      const stream = createReadStream(pendingFilePath(app.config.server.dataDir, change.id));
       // Opened before the headers go out, so a file gone from disk is a 404, not a broken download.
       await new Promise<void>((resolve, reject) => {
         stream.once('open', () => resolve());

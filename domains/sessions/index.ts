@@ -93,7 +93,7 @@ function currentSession(request: FastifyRequest): string | null {
 const plugin: FastifyPluginAsyncTypebox<SessionOptions> = async (app, options) => {
   app.addSchema(SessionState);
   app.addSchema(BrowserSession);
-  const ttlSeconds = app.config.sessionTtlHours * 3600;
+  const ttlSeconds = app.config.access.sessionTtlHours * 3600;
   const { ownerToken, ownerDigest } = options;
 
   function clearCookie(request: FastifyRequest, reply: FastifyReply): void {

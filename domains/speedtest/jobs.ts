@@ -39,7 +39,7 @@ export const speedtestTasks: DomainTasks = (deps) => ({
       trigger: payload.trigger,
     });
     if (result.status === 'failed') helpers.logger.warn(`speed test failed: ${result.error}`);
-    if (result.below_threshold) notify(deps.config, lowSpeedAlert(result, settings), helpers.logger);
+    if (result.below_threshold) notify(deps.config.alerts, lowSpeedAlert(result, settings), helpers.logger);
   },
 });
 

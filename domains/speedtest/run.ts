@@ -1,6 +1,6 @@
 // One measurement: run SPEEDTEST_COMMAND (no shell, allow-listed environment, killed with its process group after
 // SPEEDTEST_TIMEOUT_MS), read its output, and keep a row whatever happened, so failures show as gaps in history.
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { CommandError, childEnvironment, runCommand, splitCommand } from '../../lib/command.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import type { TaskName } from '../../worker/catalogue.ts';
@@ -12,7 +12,7 @@ import { activeRunJob, insertResult, startRunLock } from './store.ts';
 export const speedtestTask: TaskName = 'speedtest.run';
 const maxOutputBytes = 1024 * 1024;
 
-type RunConfig = Pick<Config, 'speedtestCommand' | 'speedtestTimeoutMs'>;
+type RunConfig = Pick<Config, 'speedtest'>;
 
 export interface RunOutcome {
   measurement: Measurement | null;
@@ -21,10 +21,10 @@ export interface RunOutcome {
 }
 
 export async function measure(config: RunConfig): Promise<RunOutcome> {
-  const argv = splitCommand(config.speedtestCommand);
+  const argv = splitCommand(config.speedtest.command);
   try {
     const result = await runCommand(argv, {
-      timeoutMs: config.speedtestTimeoutMs,
+      timeoutMs: config.speedtest.timeoutMs,
       maxOutputBytes,
       env: childEnvironment(),
     });
@@ -34,7 +34,7 @@ export async function measure(config: RunConfig): Promise<RunOutcome> {
     if (result.timedOut) {
       return {
         measurement: null,
-        error: `the speed test took longer than ${config.speedtestTimeoutMs} ms`,
+        error: `the speed test took longer than ${config.speedtest.timeoutMs} ms`,
         raw,
       };
     }

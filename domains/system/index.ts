@@ -84,7 +84,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   // sending traffic before the listener closes.
   app.addHook('preClose', async () => {
     closing = true;
-    if (app.config.shutdownDrainMs > 0) await sleep(app.config.shutdownDrainMs);
+    if (app.config.server.shutdownDrainMs > 0) await sleep(app.config.server.shutdownDrainMs);
   });
 
   app.get(

@@ -29,7 +29,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app;
   app.addSchema(VoiceClip);
   await app.register(multipart, {
-    limits: { fileSize: config.voiceMaxBytes, files: 1, fields: 2, fieldSize: 64, parts: 3 },
+    limits: { fileSize: config.voice.maxBytes, files: 1, fields: 2, fieldSize: 64, parts: 3 },
   });
 
   app.post(
@@ -40,7 +40,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Transcribe audio',
         description:
           'multipart/form-data with `file` (WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC, recognised by its bytes; ' +
-          `at most VOICE_MAX_BYTES, now ${config.voiceMaxBytes}) and optionally \`language\` (e.g. en). 503 ` +
+          `at most VOICE_MAX_BYTES, now ${config.voice.maxBytes}) and optionally \`language\` (e.g. en). 503 ` +
           'STT_NOT_CONFIGURED without STT_PROVIDER; 502 STT_FAILED when the adapter fails or times out. With ' +
           'retention on, the clip is kept and its id returned.',
         consumes: ['multipart/form-data'],
@@ -58,8 +58,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the audio field is named "file"');
             // Streamed to disk as it arrives: the audio is never held whole in memory.
             audio = await receiveFile(part.file, {
-              dataDir: config.dataDir,
-              maxBytes: config.voiceMaxBytes,
+              dataDir: config.server.dataDir,
+              maxBytes: config.voice.maxBytes,
               limitName: 'VOICE_MAX_BYTES',
               name: part.filename,
               type: part.mimetype,
@@ -82,20 +82,20 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             'the file is not WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC audio',
           );
         }
-        if (!config.stt) throw hubError('STT_NOT_CONFIGURED');
-        const result = await transcribe(config.stt, { file: audio.path, type, language });
+        if (!config.voice.stt) throw hubError('STT_NOT_CONFIGURED');
+        const result = await transcribe(config.voice.stt, { file: audio.path, type, language });
         const duration = result.duration_s ?? headerDuration(audio.head, audio.size, type);
         const settings = await readSetting(app.sql, voiceSetting);
         const answer = { text: result.text, language: result.language, duration_s: duration };
         if (!settings.retain_clips) return answer;
-        const clip = await retainClip(app.sql, config.voiceClipsDir, {
+        const clip = await retainClip(app.sql, config.voice.clipsDir, {
           file: audio.path,
           size: audio.size,
           type,
           transcript: result.text,
           language: result.language,
           duration_s: duration,
-          provider: config.stt.provider,
+          provider: config.voice.stt.provider,
         });
         return { ...answer, clip_id: clip.id };
       } finally {
@@ -155,7 +155,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       if (!clip) throw hubError('VOICE_CLIP_NOT_FOUND', request.params.id);
       // @fastify/send answers Range: one range is a 206 with Content-Range, several the whole file, none within the
       // file a 416. The content type and caching headers are the clip's own.
-      const sent = await send(request.raw, clipPath(config.voiceClipsDir, clip.file_name), {
+      const sent = await send(request.raw, clipPath(config.voice.clipsDir, clip.file_name), {
         contentType: false,
         cacheControl: false,
         etag: false,
@@ -188,7 +188,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!(await removeClip(app.sql, config.voiceClipsDir, request.params.id))) {
+      if (!(await removeClip(app.sql, config.voice.clipsDir, request.params.id))) {
         throw hubError('VOICE_CLIP_NOT_FOUND', request.params.id);
       }
       return reply.status(204).send(null);

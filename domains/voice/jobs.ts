@@ -10,7 +10,7 @@ export const voiceTasks: DomainTasks = (deps) => ({
     const settings = await readSetting(deps.sql, voiceSetting);
     const removed = await purgeClips(
       deps.sql,
-      deps.config.voiceClipsDir,
+      deps.config.voice.clipsDir,
       settings.retention_days,
       new Date(),
     );

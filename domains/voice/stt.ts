@@ -9,7 +9,7 @@ import { openAsBlob } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { SttConfig } from '../../config.ts';
+import type { SttConfig } from '../../config/voice.ts';
 import { CommandError, childEnvironment, outputTail, runCommand, splitCommand } from '../../lib/command.ts';
 import { hubError } from '../../lib/errors.ts';
 import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
 import t from 'tap';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { dnsMaxAttempts, fetchFailure, setIngestFetchSeams } from '../../domains/capture/fetching.ts';
 import { capContent } from '../../lib/extract.ts';
 import type { LookupFn } from '../../lib/safe-fetch.ts';
@@ -390,7 +390,7 @@ t.test('INGEST_HEADERS_TIMEOUT_MS bounds the wait for response headers', async (
       INGEST_TIMEOUT_MS: '5000',
     },
   });
-  t.equal(ta.config.ingestHeadersTimeoutMs, 300);
+  t.equal(ta.config.ingest.headersTimeoutMs, 300);
   const captured = await captureUrl(ta, `${local.url}/slow`);
   const job = await settled(ta, captured.job_id);
   t.match(job.last_error, /no response headers within 300 ms/);
@@ -441,7 +441,7 @@ t.test('long documents are searchable to their end; DOCUMENT_MAX_CHARS cuts and 
     search.json().items.some((hit: { id: string }) => hit.id === stored[0].id),
     'a word past the first 200,000 characters is found',
   );
-  t.equal(ta.config.documentMaxChars, 400_000);
+  t.equal(ta.config.capture.documentMaxChars, 400_000);
   const cut = capContent(
     { title: null, content: 'x'.repeat(50), content_type: 'text/plain', metadata: {} },
     20,
@@ -475,13 +475,13 @@ t.test('capture settings are checked at start', async (t) => {
   });
   const allowed = loadConfig({
     INGEST_ALLOW_PRIVATE: '192.168.1.0/24, wiki.lan, 10.1.2.3',
-  }).ingestAllowPrivate;
+  }).ingest.allowPrivate;
   t.same([...(allowed?.hosts ?? [])], ['wiki.lan']);
   t.equal(allowed?.ranges.length, 2);
   t.throws(() => loadConfig({ INGEST_HEADERS_TIMEOUT_MS: '20000', INGEST_TIMEOUT_MS: '10000' }), {
     name: 'ConfigError',
     message: /^INGEST_HEADERS_TIMEOUT_MS must not exceed INGEST_TIMEOUT_MS/,
   });
-  t.equal(loadConfig({}).ingestHeadersTimeoutMs, 10_000);
-  t.equal(loadConfig({ INGEST_TIMEOUT_MS: '5000' }).ingestHeadersTimeoutMs, 5000);
+  t.equal(loadConfig({}).ingest.headersTimeoutMs, 10_000);
+  t.equal(loadConfig({ INGEST_TIMEOUT_MS: '5000' }).ingest.headersTimeoutMs, 5000);
 });

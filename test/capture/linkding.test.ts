@@ -1,7 +1,7 @@
 // The linkding pull against a fake linkding on loopback shaped like its REST API: GET /api/bookmarks/ with
 // `Authorization: Token ...`, modified_since, and pages of {count, next, previous, results} linked by absolute URLs.
 import t from 'tap';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { linkdingCron, syncLinkding } from '../../domains/capture/linkding.ts';
 import { runDueItems } from '../../worker/cron.ts';
 import { testApp } from '../helpers/app.ts';
@@ -64,7 +64,7 @@ const linkding = await startUpstream(t, (request, response) => {
 });
 
 t.test('LINKDING_* configure the pull; one without the other is refused', async (t) => {
-  t.equal(loadConfig({}).linkding, null);
+  t.equal(loadConfig({}).capture.linkding, null);
   t.throws(() => loadConfig({ LINKDING_URL: linkding.url }), {
     name: 'ConfigError',
     message: /^LINKDING_TOKEN /,
@@ -74,7 +74,7 @@ t.test('LINKDING_* configure the pull; one without the other is refused', async 
     () => loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token, LINKDING_SCHEDULE: 'often' }),
     { name: 'ConfigError', message: /^LINKDING_SCHEDULE / },
   );
-  t.match(loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token }).linkding, {
+  t.match(loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token }).capture.linkding, {
     token,
     schedule: '*/15 * * * *',
   });
@@ -84,7 +84,7 @@ t.test(
   'new and changed bookmarks are captured once, across pages, from where the last run stopped',
   async (t) => {
     const ta = await testApp(t, { env: { LINKDING_URL: linkding.url, LINKDING_TOKEN: token } });
-    const config = ta.config.linkding;
+    const config = ta.config.capture.linkding;
     if (!config) throw new Error('linkding not configured');
     const deps = { sql: ta.sql, config: ta.config };
     const warnings: string[] = [];

@@ -1,6 +1,6 @@
 // The dashboard's environment variables: defaults, and a bad value naming its variable.
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../config.ts';
+import { ConfigError, loadConfig } from '../../config/index.ts';
 
 t.test('defaults', async (t) => {
   t.match(loadConfig({ DATA_DIR: '/srv/hub' }).dashboard, {

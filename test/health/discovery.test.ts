@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import t from 'tap';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { addressesOf } from '../../domains/health/discovery.ts';
 import { discoverLan } from '../../domains/health/jobs.ts';
 import { testApp } from '../helpers/app.ts';
@@ -64,8 +64,8 @@ t.test('ranges: only the configured one is swept; larger than a /16 is refused a
   );
   t.throws(() => loadConfig({ DISCOVERY_CIDRS: 'fd00::/64' }), /DISCOVERY_CIDRS only IPv4/);
   t.throws(() => loadConfig({ DISCOVERY_PORTS: '80,http' }), /DISCOVERY_PORTS/);
-  t.same(loadConfig({ DISCOVERY_CIDRS: '192.168.1.77/24' }).discoveryCidrs, ['192.168.1.0/24']);
-  t.equal(loadConfig({}).discoveryPorts.length, 20);
+  t.same(loadConfig({ DISCOVERY_CIDRS: '192.168.1.77/24' }).discovery.cidrs, ['192.168.1.0/24']);
+  t.equal(loadConfig({}).discovery.ports.length, 20);
 });
 
 t.test('a sweep proposes candidates, recognises services and leaves curated entries alone', async (t) => {

@@ -438,10 +438,10 @@ t.test('the service_health and list_devices tools', async (t) => {
 t.test('alerts: JSON by default, retried until delivered, never holding up the caller', async (t) => {
   const flaky = await startNtfy(t, 1);
   const config = {
-    alertUrl: `${flaky.url}/hook`,
-    alertFormat: 'json' as const,
-    alertToken: 'tk_abc',
-    alertRetryDelaysMs: [20],
+    url: `${flaky.url}/hook`,
+    format: 'json' as const,
+    token: 'tk_abc',
+    retryDelaysMs: [20],
   };
   const warnings: string[] = [];
   notify(
@@ -465,7 +465,7 @@ t.test('alerts: JSON by default, retried until delivered, never holding up the c
   });
   t.same(warnings, []);
   const encoded = alertRequest(
-    { alertFormat: 'ntfy', alertToken: null },
+    { format: 'ntfy', token: null },
     { event: 'x', title: 'Küche is down', message: 'm' },
   );
   t.equal(encoded.headers.title, `=?UTF-8?B?${Buffer.from('Küche is down').toString('base64')}?=`);

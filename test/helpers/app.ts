@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyReque
 import type { TaskList } from 'graphile-worker';
 import postgres, { type Sql } from 'postgres';
 import { buildApp } from '../../app.ts';
-import { type Config, loadConfig } from '../../config.ts';
+import { type Config, loadConfig } from '../../config/index.ts';
 import { createSql, type DbLogger, endSql } from '../../plugins/db.ts';
 import { readClusterState, withDatabase } from './cluster.ts';
 

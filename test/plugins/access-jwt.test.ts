@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import {
   type AccessLog,
   type AccessVerifier,
@@ -104,7 +104,7 @@ async function closedPort(): Promise<number> {
 
 /** A verifier of the service's access settings for the key set at `url`, closed at the end of the test. */
 function verifierFor(t: Test, url: string, options: AccessVerifierOptions): AccessVerifier {
-  const access = loadConfig({ ...accessEnv(`${url}${certsPath}`), DATA_DIR: os.tmpdir() }).access;
+  const access = loadConfig({ ...accessEnv(`${url}${certsPath}`), DATA_DIR: os.tmpdir() }).access.proxy;
   if (!access) throw new Error('the access settings did not load');
   const verifier = createAccessVerifier(access, options);
   t.teardown(() => verifier.close());

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import t from 'tap';
 import { connectionsCheckingIntervalMs } from '../../app.ts';
-import { ConfigError, loadConfig } from '../../config.ts';
+import { ConfigError, loadConfig } from '../../config/index.ts';
 import { ownerToken, testApp } from '../helpers/app.ts';
 
 const ta = await testApp(t, {
@@ -53,10 +53,10 @@ t.test('a client that sends nothing is disconnected', async (t) => {
 
 t.test('whatever is configured, a silent connection is closed within a minute', async (t) => {
   const defaults = loadConfig({ DATA_DIR: '/srv/hub' });
-  t.equal(defaults.httpHeadersTimeoutMs, 10_000, 'by default after 10 s');
+  t.equal(defaults.http.headersTimeoutMs, 10_000, 'by default after 10 s');
   const longest = loadConfig({ DATA_DIR: '/srv/hub', HTTP_HEADERS_TIMEOUT_MS: '59000' });
   t.ok(
-    longest.httpHeadersTimeoutMs + connectionsCheckingIntervalMs <= 60_000,
+    longest.http.headersTimeoutMs + connectionsCheckingIntervalMs <= 60_000,
     'at most 59 s, checked every second',
   );
   t.throws(() => loadConfig({ DATA_DIR: '/srv/hub', HTTP_HEADERS_TIMEOUT_MS: '60000' }), ConfigError);
