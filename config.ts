@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import ipaddr from 'ipaddr.js';
+import { cronProblem } from './lib/cron.ts';
 import type { AlertFormat } from './lib/notify.ts';
 import { type PrivateAllowList, parsePrivateAllowList } from './lib/safe-fetch.ts';
-import { cronProblem } from './worker/cron.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -143,8 +143,8 @@ export interface DashboardConfig {
 export interface LinkdingConfig {
   url: string;
   token: string;
-  /** A 5-field cron expression. */
-  schedule: string;
+  /** A 5-field cron expression; null: the pull never runs on its own ("off"). */
+  schedule: string | null;
 }
 
 export interface IconZipLimits {
@@ -436,12 +436,8 @@ function linkding(env: Env): LinkdingConfig | null {
   if (url === null && token === null) return null;
   if (url === null) throw new ConfigError('LINKDING_URL', 'must be set too: LINKDING_TOKEN is set');
   if (token === null) throw new ConfigError('LINKDING_TOKEN', 'must be set too: LINKDING_URL is set');
-  const schedule = text(env, 'LINKDING_SCHEDULE') ?? '*/15 * * * *';
-  const fields = schedule.split(/\s+/);
-  if (fields.length !== 5 || !fields.every((field) => /^[\d*/,-]+$/.test(field))) {
-    throw new ConfigError('LINKDING_SCHEDULE', `must be a 5-field cron expression (got "${schedule}")`);
-  }
-  return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule };
+  const every = schedule(env, 'LINKDING_SCHEDULE', '*/15 * * * *');
+  return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule: every };
 }
 
 function schedule(env: Env, name: string, fallback: string | null): string | null {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { type Config, describeDatabaseUrl, loadConfigOrExit, runtimeFile } from './config.ts';
+import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './lib/db.ts';
 import {
   type EmbeddedPostgres,
   startEmbeddedPostgres,
@@ -16,7 +17,6 @@ import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instanc
 import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
 import { version } from './lib/version.ts';
-import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
 
 // Loading the app's modules takes about a second: let it overlap with starting the database, and keep the
 // compiled (and type-stripped) code in Node's compile cache so that a restart loads them faster.

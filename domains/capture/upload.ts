@@ -7,10 +7,10 @@ import type { FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
 import { errors, uuidPattern } from '../../lib/schemas.ts';
-import { writeAs } from '../entities/write.ts';
+import { writeAs, writeEnv } from '../entities/write.ts';
 import { assertProposalRoom } from '../pending-changes/governance.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
-import type { SourceDocRow } from '../source-docs/store.ts';
+import type { SourceDocRow } from '../source-docs/documents.ts';
 import { targetSpace } from './capture.ts';
 import { UploadedDoc, UploadForm } from './schema.ts';
 
@@ -105,18 +105,12 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const form = await readForm(request);
       try {
         if (form.file.size === 0) throw hubError('BAD_REQUEST', 'the file is empty');
-        const outcome = await writeAs(
-          app.sql,
-          principal,
-          {
-            entity_type: 'upload',
-            action: 'create',
-            payload: { space_id: form.spaceId, ...(form.title === null ? {} : { title: form.title }) },
-            file: form.file,
-          },
-          null,
-          config,
-        );
+        const outcome = await writeAs(app.sql, writeEnv(app), principal, {
+          entity_type: 'upload',
+          action: 'create',
+          payload: { space_id: form.spaceId, ...(form.title === null ? {} : { title: form.title }) },
+          file: form.file,
+        });
         if (outcome.status === 'pending') {
           return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
         }

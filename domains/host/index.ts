@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { HostSampler } from './sampler.ts';
 
@@ -83,4 +84,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'host',
+  routes: agentAccess(plugin),
+} satisfies HubModule;

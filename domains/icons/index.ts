@@ -21,6 +21,7 @@ import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.
 import { FetchRefusedError, safeFetch } from '../../lib/safe-fetch.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import type { ZipSource } from '../../lib/zip.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { brandSvg } from './brands.ts';
 import { takeIcon } from './ingest.ts';
@@ -497,4 +498,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'icons',
+  routes: plugin,
+} satisfies HubModule;

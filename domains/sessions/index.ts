@@ -16,28 +16,9 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, Uuid } from '../../lib/schemas.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../lib/secrets.ts';
-import { type FailureCounter, publicAccess, sessionCookie } from '../../plugins/auth.ts';
-import type { Db } from '../../plugins/db.ts';
-import {
-  checkFailures,
-  createSession,
-  deleteAllSessions,
-  deleteSession,
-  deleteSessionById,
-  listSessions,
-  recordFailure,
-} from './store.ts';
-
-/** The window failures are counted in: after AUTH_FAILURE_LIMIT of them in it, the address waits for its end. */
-const failureWindowSeconds = 10 * 60;
-
-/** Failed sign-ins and wrong tokens, counted per address in the database (plugins/auth.ts throttles with it). */
-export function failureCounter(sql: Db, limit: number): FailureCounter {
-  return {
-    check: (address) => checkFailures(sql, address, limit, failureWindowSeconds),
-    fail: (address) => recordFailure(sql, address, failureWindowSeconds),
-  };
-}
+import type { HubModule } from '../../module.ts';
+import { publicAccess, sessionCookie } from '../../plugins/auth.ts';
+import { createSession, deleteAllSessions, deleteSession, deleteSessionById, listSessions } from './store.ts';
 
 const BrowserSession = Type.Object(
   {
@@ -237,4 +218,7 @@ const plugin: FastifyPluginAsyncTypebox<SessionOptions> = async (app, options) =
   );
 };
 
-export default plugin;
+export default {
+  name: 'sessions',
+  routes: plugin,
+} satisfies HubModule;

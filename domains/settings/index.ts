@@ -9,8 +9,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
-import { definitionOf, writeSetting } from './registry.ts';
+import { writeSetting } from './registry.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
 const tags = ['settings'];
@@ -61,7 +62,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const definition = definitionOf(request.params.key);
+      const definition = app.hub.settings.get(request.params.key);
       if (definition) return writeSetting(app.sql, definition, request.body.value);
       return putSetting(app.sql, request.params.key, request.body.value);
     },
@@ -85,4 +86,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'settings',
+  routes: ownerOnly(plugin),
+} satisfies HubModule;

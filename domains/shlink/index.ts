@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { shlinkClient } from './shlink.ts';
 
@@ -100,4 +101,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   );
 };
 
-export default plugin;
+export default {
+  name: 'shlink',
+  routes: plugin,
+} satisfies HubModule;

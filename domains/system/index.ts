@@ -13,6 +13,7 @@ import { hubError } from '../../lib/errors.ts';
 import { pendingMigrations } from '../../lib/migrate.ts';
 import { errors } from '../../lib/schemas.ts';
 import { version } from '../../lib/version.ts';
+import type { HubModule } from '../../module.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { countLiveWorkerProcesses } from '../../worker/records.ts';
 
@@ -168,4 +169,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default publicAccess(plugin);
+export default {
+  name: 'system',
+  routes: publicAccess(plugin),
+} satisfies HubModule;

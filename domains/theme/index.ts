@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { readSetting, resetSetting, writeSetting } from '../settings/registry.ts';
 import { type ColourName, colourNames, defaultPalette, hexColourPattern, themeSetting } from './setting.ts';
@@ -137,4 +138,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'theme',
+  routes: plugin,
+  settings: [themeSetting],
+} satisfies HubModule;

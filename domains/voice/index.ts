@@ -13,10 +13,12 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
 import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
 import { headerDuration, sniffAudio } from './audio.ts';
 import { clipPath, removeClip, retainClip } from './clips.ts';
+import { voiceCron, voiceTasks } from './jobs.ts';
 import { Transcription, VoiceClip, VoiceSettings } from './schema.ts';
 import { voiceSetting } from './setting.ts';
 import { findClip, listClips } from './store.ts';
@@ -196,4 +198,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'voice',
+  routes: ownerOnly(plugin),
+  tasks: voiceTasks,
+  cron: voiceCron,
+  settings: [voiceSetting],
+} satisfies HubModule;

@@ -6,6 +6,7 @@ import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { upstreamFailure } from '../../lib/upstream.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { readSetting } from '../settings/registry.ts';
 import { fetchForecast, type Place, type Weather } from './open-meteo.ts';
@@ -97,4 +98,8 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'weather',
+  routes: agentAccess(plugin),
+  settings: [weatherSetting],
+} satisfies HubModule;

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import t from 'tap';
 import { findTokenOwner } from '../../domains/agents/store.ts';
-import { failureCounter } from '../../domains/sessions/index.ts';
+import { failureCounter } from '../../domains/sessions/credentials.ts';
 import auth, { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import errors from '../../plugins/errors.ts';
 import { createAgent, ownerToken, testApp } from '../helpers/app.ts';
