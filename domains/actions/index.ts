@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly, type Principal } from '../../plugins/auth.ts';
-import { actionNames, approveAction, rejectAction, runAction } from './actions.ts';
+import { actionNames, approveAction, rejectAction, runAction } from './run.ts';
 import { ActionProposed, ActionStarted, PendingAction, RejectBody, RunAction } from './schema.ts';
 import { listPendingActions } from './store.ts';
 import { actionTools } from './tools.ts';

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { type Tool, tool } from '../mcp/tool.ts';
-import { runAction } from './actions.ts';
+import { runAction } from './run.ts';
 import { RunAction } from './schema.ts';
 
 export const actionTools: Tool[] = [

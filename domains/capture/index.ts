@@ -15,7 +15,7 @@ import type { HubModule } from '../../module.ts';
 import { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import { readScope, writeAs, writeEnv } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
-import { acceptedBody } from './capture.ts';
+import { acceptedBody } from './accept.ts';
 import { captureHandler, captureResultOf, uploadHandler } from './entity.ts';
 import ingestRoutes from './ingest.ts';
 import { captureTasks } from './jobs.ts';

@@ -14,7 +14,7 @@ import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import { cronItem, type DomainCron, type JobDeps } from '../../worker/contract.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
-import { capture } from './capture.ts';
+import { capture } from './accept.ts';
 import { checkCaptureUrl } from './routing.ts';
 import { linkdingSyncTask } from './schema.ts';
 import { readSyncCursor, writeSyncCursor } from './store.ts';

@@ -11,7 +11,7 @@ import { writeAs, writeEnv } from '../entities/write.ts';
 import { assertProposalRoom } from '../pending-changes/governance.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import type { SourceDocRow } from '../source-docs/documents.ts';
-import { targetSpace } from './capture.ts';
+import { targetSpace } from './accept.ts';
 import { UploadedDoc, UploadForm } from './schema.ts';
 
 interface ReceivedForm {

@@ -8,7 +8,7 @@ import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.
 import { CardBody, errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import { shlinkClient } from './shlink.ts';
+import { shlinkClient } from './client.ts';
 
 const tags = ['shlink'];
 const recentTtlMs = 30_000;
