@@ -8,15 +8,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { errors, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { writeSetting } from './registry.ts';
+import { Key, Setting } from './schema.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
 const tags = ['settings'];
-const Key = Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,99}$' });
-const Setting = Type.Object({ key: Key, value: Type.Unknown(), updated_at: Timestamp }, { $id: 'Setting' });
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Setting);

@@ -1,7 +1,7 @@
 // The typed settings: every key a module declares (lib/settings.ts, gathered by module.ts), and the one place that
 // reads and writes them. A value is checked against its key's schema when written, so reading never has to re-filter
 // it; a stored value that no longer fits (written before its schema existed) reads as the default. Keys no module
-// declares stay free-form JSON on purpose: the spec's generic key-value store, for the owner's own scripts.
+// declares stay free-form JSON on purpose: the generic key-value store of /api/settings, for the owner's own scripts.
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';

@@ -1,4 +1,4 @@
-// The auth hierarchy (DESIGN.md section 5) through the real app: the owner bearer token, agent tokens and their
+// The auth hierarchy (README, "Access") through the real app: the owner bearer token, agent tokens and their
 // lifecycle, soft auth on mixed routes, the per-agent rate limit and access contexts (owner-only by default).
 // Agent management is tested with its domain (test/domains/agents.test.ts), the throttling of guesses in
 // test/plugins/guessing.test.ts.
