@@ -4,48 +4,15 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TaskList } from 'graphile-worker';
 import type { Sql } from 'postgres';
 import type { Config } from './config/index.ts';
-import actions from './domains/actions/index.ts';
-import agents from './domains/agents/index.ts';
-import { findTokenOwner } from './domains/agents/store.ts';
-import aiUsage from './domains/ai-usage/index.ts';
-import assistant from './domains/assistant/index.ts';
-import audit from './domains/audit/index.ts';
-import backups from './domains/backups/index.ts';
-import capture from './domains/capture/index.ts';
-import dashboard from './domains/dashboard/index.ts';
-import devices from './domains/devices/index.ts';
-import health from './domains/health/index.ts';
-import host from './domains/host/index.ts';
-import icons from './domains/icons/index.ts';
-import jobRecords from './domains/jobs/index.ts';
-import mcp from './domains/mcp/index.ts';
-import metrics from './domains/metrics/index.ts';
-import networkHosts from './domains/network-hosts/index.ts';
-import pages from './domains/pages/index.ts';
-import pendingChanges from './domains/pending-changes/index.ts';
-import projects from './domains/projects/index.ts';
-import proxmox from './domains/proxmox/index.ts';
-import refs from './domains/refs/index.ts';
-import resources from './domains/resources/index.ts';
-import search from './domains/search/index.ts';
-import sessions, { failureCounter } from './domains/sessions/index.ts';
-import { findSession } from './domains/sessions/store.ts';
-import settings from './domains/settings/index.ts';
+import { findTokenOwner } from './domains/agents/credentials.ts';
+import { CardBus, cardChangesChannel } from './domains/dashboard/card-bus.ts';
+import { failureCounter, findSession } from './domains/sessions/credentials.ts';
 import { readSetting } from './domains/settings/registry.ts';
-import shlink from './domains/shlink/index.ts';
-import sourceDocs from './domains/source-docs/index.ts';
-import spaces from './domains/spaces/index.ts';
-import speedtest from './domains/speedtest/index.ts';
-import system from './domains/system/index.ts';
-import tasks from './domains/tasks/index.ts';
-import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
-import voice from './domains/voice/index.ts';
-import weather from './domains/weather/index.ts';
-import { CardBus, cardChangesChannel } from './lib/card-bus.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
 import { ownerTokenDigest } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
+import { hub, modules } from './modules.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
 import errors, { describeError, frameworkError } from './plugins/errors.ts';
@@ -64,7 +31,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Overrides config.workerMode: tests that only enqueue turn the worker off. */
   worker?: 'in-process' | 'separate' | 'off';
-  /** Extra tasks next to the domains' (tests). */
+  /** Extra tasks next to the modules' (tests). */
   extraTasks?: TaskList;
   /** Run recurring work (default on; tests that drive it themselves turn it off). */
   cron?: boolean;
@@ -121,14 +88,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     failures: failureCounter(deps.sql, deps.config.access.authFailureLimit),
   });
   await app.register(openapi, { version });
+  const jobDeps = { sql: deps.sql, config: deps.config };
   await app.register(jobs, {
     mode: deps.worker ?? deps.config.jobs.workerMode,
     connectionString: deps.databaseUrl,
     concurrency: deps.config.jobs.concurrency,
-    taskList: buildTaskList({ sql: deps.sql, config: deps.config }, { extra: deps.extraTasks }),
+    taskList: buildTaskList(jobDeps, { tasks: hub.tasks, cron: hub.cron(jobDeps), extra: deps.extraTasks }),
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);
+  app.decorate('hub', hub);
   // Live dashboard card data: the card domains feed it, the dashboard stream reads it; the database announces
   // card data written elsewhere (the worker's jobs) on its channel.
   app.decorate(
@@ -140,43 +109,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   app.addHook('onClose', async () => app.cards.stop());
 
+  const moduleOptions = { now: deps.now ?? (() => new Date()), ownerToken: deps.ownerToken, ownerDigest };
   await app.register(
     async (api) => {
-      await api.register(system);
-      await api.register(spaces);
-      await api.register(settings);
-      await api.register(theme);
-      await api.register(agents);
-      await api.register(capture);
-      await api.register(jobRecords);
-      await api.register(pages);
-      await api.register(projects);
-      await api.register(tasks);
-      await api.register(refs);
-      await api.register(sourceDocs);
-      await api.register(resources);
-      await api.register(networkHosts);
-      await api.register(search);
-      await api.register(pendingChanges);
-      await api.register(audit);
-      await api.register(mcp);
-      await api.register(speedtest);
-      await api.register(voice);
-      await api.register(icons);
-      await api.register(sessions, { ownerToken: deps.ownerToken, ownerDigest });
-      await api.register(devices);
-      await api.register(health);
-      await api.register(metrics);
-      const now = deps.now ?? (() => new Date());
-      await api.register(dashboard);
-      await api.register(weather, { now });
-      await api.register(host);
-      await api.register(proxmox, { now });
-      await api.register(backups, { now });
-      await api.register(shlink, { now });
-      await api.register(assistant);
-      await api.register(aiUsage);
-      await api.register(actions);
+      for (const module of modules) await api.register(module.routes, moduleOptions);
     },
     { prefix: '/api' },
   );

@@ -7,6 +7,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfigOrExit } from './config/index.ts';
 import { describeDatabaseUrl, runtimeFile } from './config/server.ts';
+import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './lib/db.ts';
 import {
   type EmbeddedPostgres,
   startEmbeddedPostgres,
@@ -17,7 +18,6 @@ import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instanc
 import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
 import { version } from './lib/version.ts';
-import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './plugins/db.ts';
 
 // Loading the app's modules takes about a second: let it overlap with starting the database, and keep the
 // compiled (and type-stripped) code in Node's compile cache so that a restart loads them faster.

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
+import { createSql, endSql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
-import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';
 
 const turns = Number(process.env.BENCH_TURNS ?? 30);

@@ -20,8 +20,8 @@ import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
+import { createSql, endSql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
-import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';
 
 const sizes = {

@@ -15,8 +15,8 @@ import { loadConfig } from '../config/index.ts';
 import { checkDefinition } from '../domains/health/definition.ts';
 import { checkServices } from '../domains/health/jobs.ts';
 import { insertService } from '../domains/health/store.ts';
+import { createSql, endSql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
-import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';
 
 const sizes = {

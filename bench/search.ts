@@ -17,12 +17,12 @@ import postgres from 'postgres';
 import { Pool } from 'undici';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
-import { searchAs } from '../domains/search/index.ts';
 import { parseQuery, requestedKinds } from '../domains/search/query.ts';
 import type { SearchKind } from '../domains/search/schema.ts';
+import { searchAs } from '../domains/search/scoped.ts';
 import { type SearchOptions, searchAll } from '../domains/search/store.ts';
+import { createSql, endSql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
-import { createSql, endSql } from '../plugins/db.ts';
 import { scratchDatabase } from './lib/database.ts';
 
 const sizes = {

@@ -1,13 +1,13 @@
 // Capture (README, Configuration): what comes in (uploads, the bookmark webhook, videos, linkding) and how the hub
 // fetches what a capture points at.
 import { type PrivateAllowList, parsePrivateAllowList } from '../lib/safe-fetch.ts';
-import { ConfigError, type Env, flag, httpUrl, integer, secret, text } from './env.ts';
+import { ConfigError, type Env, flag, httpUrl, integer, schedule, secret, text } from './env.ts';
 
 export interface LinkdingConfig {
   url: string;
   token: string;
-  /** A 5-field cron expression. */
-  schedule: string;
+  /** A 5-field cron expression; null: the pull never runs on its own ("off"). */
+  schedule: string | null;
 }
 
 export interface CaptureConfig {
@@ -45,12 +45,8 @@ function linkding(env: Env): LinkdingConfig | null {
   if (url === null && token === null) return null;
   if (url === null) throw new ConfigError('LINKDING_URL', 'must be set too: LINKDING_TOKEN is set');
   if (token === null) throw new ConfigError('LINKDING_TOKEN', 'must be set too: LINKDING_URL is set');
-  const schedule = text(env, 'LINKDING_SCHEDULE') ?? '*/15 * * * *';
-  const fields = schedule.split(/\s+/);
-  if (fields.length !== 5 || !fields.every((field) => /^[\d*/,-]+$/.test(field))) {
-    throw new ConfigError('LINKDING_SCHEDULE', `must be a 5-field cron expression (got "${schedule}")`);
-  }
-  return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule };
+  const every = schedule(env, 'LINKDING_SCHEDULE', '*/15 * * * *');
+  return { url: httpUrl(env, 'LINKDING_URL', url), token, schedule: every };
 }
 
 export function capture(env: Env): CaptureConfig {

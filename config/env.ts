@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { cronProblem } from '../lib/cron-expression.ts';
+import { cronProblem } from '../lib/cron.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;

@@ -4,7 +4,6 @@
 import { createVerifier, TokenError } from 'fast-jwt';
 import buildGetJwks from 'get-jwks';
 import { Agent, Dispatcher1Wrapper } from 'undici';
-import type { AccessProxyConfig } from '../config/access.ts';
 
 /** The slice of a pino/Fastify logger the verifier writes to; reasons only, never the token. */
 export interface AccessLog {
@@ -72,8 +71,17 @@ function describe(error: unknown): Record<string, unknown> {
   return details;
 }
 
+/** The access proxy as configured (config.ts's ACCESS_* settings): whose tokens, for which application. */
+export interface AccessSettings {
+  audience: string;
+  issuer: string;
+  ownerEmails: string[];
+  /** Where the team's signing keys are published. */
+  certsUrl: string;
+}
+
 export function createAccessVerifier(
-  access: AccessProxyConfig,
+  access: AccessSettings,
   options: AccessVerifierOptions = {},
 ): AccessVerifier {
   const timeoutMs = options.timeoutMs ?? 5_000;

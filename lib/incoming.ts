@@ -100,6 +100,71 @@ export async function receiveFile(
   };
 }
 
+/** One part of a multipart body as @fastify/multipart hands it over: a file stream or a text field. */
+type Part =
+  | {
+      type: 'file';
+      fieldname: string;
+      filename: string;
+      mimetype: string;
+      file: NodeJS.ReadableStream & { truncated?: boolean };
+    }
+  | { type: 'field'; fieldname: string; value: unknown };
+
+export interface FormOptions {
+  dataDir: string;
+  /** The file's size limit and the setting that decides it (named in the 413). */
+  maxBytes: number;
+  limitName: string;
+  /** The text fields the form takes besides `file`. */
+  fields: readonly string[];
+  /** Called with each text field, trimmed, as it arrives (a check that throws stops the upload before the file). */
+  onField?: (name: string, value: string) => Promise<void> | void;
+}
+
+/**
+ * The one multipart reader (capture uploads, icon sets, voice): the named text fields and one file in the field
+ * `file`, streamed to disk as it arrives (receiveFile). The same mistakes answer the same everywhere: 400
+ * BAD_REQUEST for a file under another name, an unknown field or no file; 413 PAYLOAD_TOO_LARGE over the limit.
+ * Whatever fails, a file already received is removed; on success the caller owns the file.
+ */
+export async function readForm(
+  parts: AsyncIterable<Part>,
+  options: FormOptions,
+): Promise<{ fields: Record<string, string>; file: ReceivedFile }> {
+  const fields: Record<string, string> = {};
+  let file: ReceivedFile | null = null;
+  try {
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the file field is named "file"');
+        await discardFile(file);
+        file = await receiveFile(part.file, {
+          dataDir: options.dataDir,
+          maxBytes: options.maxBytes,
+          limitName: options.limitName,
+          name: part.filename,
+          type: part.mimetype,
+        });
+      } else if (options.fields.includes(part.fieldname)) {
+        const value = String(part.value).trim();
+        await options.onField?.(part.fieldname, value);
+        fields[part.fieldname] = value;
+      } else {
+        throw hubError(
+          'BAD_REQUEST',
+          `unknown field "${part.fieldname}" (${[...options.fields, 'file'].join(', ')})`,
+        );
+      }
+    }
+    if (!file) throw hubError('BAD_REQUEST', 'file is required');
+    return { fields, file };
+  } catch (error) {
+    await discardFile(file);
+    throw error;
+  }
+}
+
 /** Removes a received file; one already gone is fine. */
 export async function discardFile(file: Pick<ReceivedFile, 'path'> | null | undefined): Promise<void> {
   if (file) await rm(file.path, { force: true });

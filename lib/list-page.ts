@@ -1,7 +1,7 @@
 // One page of a list and the total it is cut from, the `{ items, total }` of every paginated list store. The store
 // gives its own fragments (what to select, from where, in which order); this runs the two queries alike everywhere.
 import type { PendingQuery, Row } from 'postgres';
-import type { Db } from '../plugins/db.ts';
+import type { Db } from './db.ts';
 
 type Fragment = PendingQuery<Row[]>;
 

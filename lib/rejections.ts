@@ -1,7 +1,7 @@
 // Unhandled promise rejections, judged: a database connection lost outside any request (graphile-worker's
 // background batches, a pool reconnecting) is an outage the process rides out (requests answer 503 meanwhile and
 // the worker restarts itself); anything else left unhandled is a bug, and the process shuts down gracefully.
-import { mapDatabaseError } from '../plugins/errors.ts';
+import { mapDatabaseError } from './database-errors.ts';
 
 interface Log {
   warn(object: object, message: string): void;

@@ -1,4 +1,4 @@
-// The one guarded client for every outbound fetch of a user-supplied URL (DESIGN.md section 8).
+// The one guarded client for every outbound fetch of a user-supplied URL (README, "Capture" and "Input rules").
 //
 // Where each rule is enforced:
 // - scheme, credentials and IP-literal hosts: checkUrl(), before anything is dispatched, for the first URL and for

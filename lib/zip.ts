@@ -1,4 +1,4 @@
-// Reading an uploaded zip archive safely (DESIGN.md section 8). The archive is refused whole, before any entry is
+// Reading an uploaded zip archive safely (README, "Icons"). The archive is refused whole, before any entry is
 // used, when it breaks a rule: too many entries, too many bytes in all or in one entry, an entry expanding more than
 // maxRatio times its compressed size (a zip bomb), an absolute or `..` path (zip slip), a symlink, an encrypted
 // entry. Sizes are checked against the central directory first and then again while inflating (yauzl compares the

@@ -1,6 +1,6 @@
 // Who is calling, and may they. Every request gets a principal: the owner (bearer token, browser session or
 // access-proxy JWT), an agent (its own bearer token) or nobody. Access is declared per context, never per route
-// (DESIGN.md section 5): a route is owner-only unless it is registered inside `agentAccess(...)` or
+// (README, "Access"): a route is owner-only unless it is registered inside `agentAccess(...)` or
 // `publicAccess(...)`, and each of those routes is also named in the committed list of its context, so opening a
 // route is always a visible change to this file. One hook enforces it, and the tier of an agent holds for every write
 // it sends. Guessing is throttled: failed sign-ins and wrong bearer tokens are counted per client address.

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { ingestUrlTask } from '../domains/capture/schema.ts';
 import { insertPendingChange } from '../domains/pending-changes/store.ts';
 import { type ErrorCode, errorCodes, isErrorCode, statusOf } from '../lib/errors.ts';
 import { enqueue } from '../worker/enqueue.ts';
@@ -71,7 +72,7 @@ const db = await created('/api/resources', { space_id: home.id, name: 'db' });
 await created(`/api/resources/${app.id}/dependencies`, { depends_on_id: db.id });
 
 async function job(): Promise<string> {
-  const queued = await enqueue(ta.sql, 'ingest.url', {
+  const queued = await enqueue(ta.sql, ingestUrlTask, {
     capture_id: absentId,
     url: 'https://example.org/',
     space_id: home.id,

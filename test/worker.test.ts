@@ -1,14 +1,15 @@
-// The worker's contracts: the task catalogue checks payloads on both sides (enqueue refuses a bad one; a bad one that
+// The worker's contracts: a task's definition checks payloads on both sides (enqueue refuses a bad one; a bad one that
 // got in anyway fails its job for good, with the reason in job_records), and the cron registry reads a schedule held
 // in a setting afresh at every tick, so a changed setting applies without a restart.
 import type { Job } from 'graphile-worker';
 import t from 'tap';
 import { Type } from 'typebox';
+import { ingestUrlTask } from '../domains/capture/schema.ts';
 import { readSetting, writeSetting } from '../domains/settings/registry.ts';
 import { defineSetting } from '../lib/settings.ts';
-import { type CronItem, runDueItems } from '../worker/cron.ts';
+import type { CronItem, JobDeps } from '../worker/contract.ts';
+import { runDueItems } from '../worker/cron.ts';
 import { addJob, enqueue } from '../worker/enqueue.ts';
-import type { JobDeps } from '../worker/tasks.ts';
 import { testApp } from './helpers/app.ts';
 
 const payload = {
@@ -23,7 +24,7 @@ const payload = {
 t.test('enqueue refuses a payload that does not fit the task, naming the field', async (t) => {
   const ta = await testApp(t);
   const bad = { ...payload, url: 42 } as unknown as typeof payload;
-  await t.rejects(enqueue(ta.sql, 'ingest.url', bad), {
+  await t.rejects(enqueue(ta.sql, ingestUrlTask, bad), {
     name: 'TypeError',
     message: /ingest\.url payload: \/url/,
   });
@@ -32,7 +33,7 @@ t.test('enqueue refuses a payload that does not fit the task, naming the field',
 });
 
 t.test(
-  'a job of a catalogue task with an invalid payload fails for good, with the reason recorded',
+  'a job of a declared task with an invalid payload fails for good, with the reason recorded',
   async (t) => {
     const ta = await testApp(t, { worker: true });
     const runner = ta.app.jobs.runner;
@@ -70,7 +71,7 @@ t.test('a cron item scheduled by a setting follows the setting without a restart
   const items: CronItem[] = [
     {
       id: 'test.capture',
-      task: 'ingest.url',
+      task: ingestUrlTask,
       schedule: (d) => readSetting(d.sql, schedule),
       payload,
     },

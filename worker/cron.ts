@@ -3,29 +3,10 @@
 // item for its schedule at that moment and enqueues the items due. A schedule held in an owner setting is therefore
 // read afresh every minute: a change applies from the next minute on, without restarting anything.
 // Schedules are 5-field cron expressions in the hub's local time zone (TZ).
-import {
-  type CronItem as GraphileCronItem,
-  type JobHelpers,
-  parseCronItem,
-  type Task,
-} from 'graphile-worker';
-import type { TaskName, TaskPayload } from './catalogue.ts';
+import type { CronItem as GraphileCronItem, JobHelpers, Task } from 'graphile-worker';
+import { cronMatches } from '../lib/cron.ts';
+import type { CronItem, JobDeps } from './contract.ts';
 import { enqueue } from './enqueue.ts';
-import type { JobDeps } from './tasks.ts';
-
-export { cronProblem } from '../lib/cron-expression.ts';
-
-export interface CronItem<Name extends TaskName = TaskName> {
-  /** Stable and unique: names the item in logs and deduplicates its runs. */
-  id: string;
-  task: Name;
-  /** A 5-field cron expression, or where the owner sets it, a function reading it each minute (null: off). */
-  schedule: string | ((deps: JobDeps) => Promise<string | null>);
-  payload: TaskPayload<Name> | ((deps: JobDeps) => Promise<TaskPayload<Name>>);
-}
-
-/** A domain's recurring items, built from the shared dependencies (settings decide some of them). */
-export type DomainCron = (deps: JobDeps) => CronItem[];
 
 export const cronTickTask = 'cron.tick';
 
@@ -37,18 +18,6 @@ export const cronTickItem: GraphileCronItem = {
   // A tick missed while no worker ran is not made up: each item's own schedule decides what is due now.
   options: { backfillPeriod: 0, maxAttempts: 1, jobKey: cronTickTask, jobKeyMode: 'replace' },
 };
-
-/** Whether `expression` is due in the minute of `at`, in local time. */
-export function cronMatches(expression: string, at: Date): boolean {
-  const parsed = parseCronItem({ task: cronTickTask, match: expression });
-  return parsed.match({
-    min: at.getMinutes(),
-    hour: at.getHours(),
-    date: at.getDate(),
-    month: at.getMonth() + 1,
-    dow: at.getDay(),
-  });
-}
 
 /** The minute the tick stands for: graphile-worker's `_cron.ts`, or now when run by hand. */
 function tickTime(payload: unknown): Date {
@@ -73,7 +42,7 @@ export async function runDueItems(
       if (!schedule || !cronMatches(schedule, minute)) continue;
       const payload = typeof item.payload === 'function' ? await item.payload(deps) : item.payload;
       // One run of an item per minute, however many ticks (or processes) see that minute.
-      await enqueue(deps.sql, item.task, payload as never, {
+      await enqueue(deps.sql, item.task, payload, {
         jobKey: `cron:${item.id}:${minute.toISOString()}`,
       });
       started.push(item.id);

@@ -1,8 +1,9 @@
-// Adding a job: typed by the task catalogue, the payload checked against the task's schema, and done with the
+// Adding a job: typed by the task's definition, the payload checked against the task's schema, and done with the
 // caller's connection or transaction, so a job exists exactly when the rows it belongs to do.
+import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { Db, Sql } from '../plugins/db.ts';
-import { type TaskName, type TaskPayload, taskCatalogue } from './catalogue.ts';
+import type { Db, Sql } from '../lib/db.ts';
+import type { TaskDefinition } from './contract.ts';
 import { recordEnqueued } from './records.ts';
 
 export interface EnqueueOptions {
@@ -14,40 +15,42 @@ export interface EnqueueOptions {
   priority?: number;
 }
 
-export interface EnqueuedJob<Name extends string = TaskName> {
+export interface EnqueuedJob<Name extends string = string> {
   id: string;
   task_identifier: Name;
 }
 
-const checkers = new Map<TaskName, ReturnType<typeof Compile>>();
+const checkers = new WeakMap<TaskDefinition, ReturnType<typeof Compile>>();
 
 /** Why `payload` does not fit the task's schema, or null when it does. */
-export function payloadProblem(task: TaskName, payload: unknown): string | null {
+export function payloadProblem(task: TaskDefinition, payload: unknown): string | null {
   let checker = checkers.get(task);
   if (!checker) {
-    checker = Compile(taskCatalogue[task].payload);
+    checker = Compile(task.payload);
     checkers.set(task, checker);
   }
   if (checker.Check(payload)) return null;
   const [first] = checker.Errors(payload);
-  return `invalid ${task} payload: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match'}`;
+  return `invalid ${task.name} payload: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'does not match'}`;
 }
 
 /** Adds a job with the caller's connection or transaction: it commits or rolls back with the caller's work. */
-export async function enqueue<Name extends TaskName>(
+export async function enqueue<Payload extends TSchema>(
   sql: Db,
-  task: Name,
-  payload: TaskPayload<Name>,
+  task: TaskDefinition<Payload>,
+  payload: Static<Payload>,
   options: EnqueueOptions = {},
-): Promise<EnqueuedJob<Name>> {
+): Promise<EnqueuedJob> {
   const problem = payloadProblem(task, payload);
   if (problem) throw new TypeError(problem);
-  const declared = taskCatalogue[task] as { maxAttempts?: number };
-  return addJob(sql, task, payload, { ...options, maxAttempts: options.maxAttempts ?? declared.maxAttempts });
+  return addJob(sql, task.name, payload, {
+    ...options,
+    maxAttempts: options.maxAttempts ?? task.maxAttempts,
+  });
 }
 
 /**
- * The unchecked form under `enqueue`, for tasks outside the catalogue (the cron tick, tests' own tasks). Domains use
+ * The unchecked form under `enqueue`, for jobs no domain declares (the cron tick, tests' own tasks). Domains use
  * `enqueue`.
  */
 export async function addJob<Name extends string>(

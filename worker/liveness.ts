@@ -7,7 +7,7 @@
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import postgres, { type ReservedSql } from 'postgres';
-import { reconnectBackoff } from '../plugins/db.ts';
+import { reconnectBackoff } from '../lib/db.ts';
 import {
   forgetWorkerProcess,
   recoverDeadWorkerJobs,

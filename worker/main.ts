@@ -6,9 +6,10 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TaskList } from 'graphile-worker';
 import { type Config, loadConfigOrExit } from '../config/index.ts';
 import { describeDatabaseUrl, runtimeFile } from '../config/server.ts';
+import { assertNotSuperuser, createSql, endSql, type Sql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
 import { judgeUnhandledRejections } from '../lib/rejections.ts';
-import { assertNotSuperuser, createSql, endSql, type Sql } from '../plugins/db.ts';
+import { hub } from '../modules.ts';
 import { superviseWorker } from '../plugins/jobs.ts';
 import { buildTaskList } from './tasks.ts';
 
@@ -41,7 +42,7 @@ async function reachable(sql: Sql, log: FastifyBaseLogger, database: string): Pr
   }
 }
 
-/** Runs the worker until SIGINT or SIGTERM; `extraTasks` join the domains' tasks (tests). */
+/** Runs the worker until SIGINT or SIGTERM; `extraTasks` join the modules' tasks (tests). */
 export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void> {
   const config = loadConfigOrExit();
   // Fastify's logger is the hub's pino with the hub's settings, so both processes log alike.
@@ -83,7 +84,8 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     process.exit(1);
   }
 
-  const taskList = buildTaskList({ sql, config }, { extra: extraTasks });
+  const deps = { sql, config };
+  const taskList = buildTaskList(deps, { tasks: hub.tasks, cron: hub.cron(deps), extra: extraTasks });
   const worker = await superviseWorker({
     connectionString: url,
     taskList,

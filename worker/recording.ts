@@ -2,7 +2,7 @@
 // job shows as running, completed or failed (with its last error) without the domains doing anything.
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Config } from '../config/index.ts';
-import type { Sql } from '../plugins/db.ts';
+import type { Sql } from '../lib/db.ts';
 import { PermanentJobError } from './errors.ts';
 import {
   exhaustAttempts,

@@ -1,7 +1,7 @@
 // The worker's own bookkeeping: job_records follows every job from enqueue to its end (the jobs API and history
 // screens read it, since graphile-worker deletes completed jobs), and the worker-process registry lets a live process
 // free the jobs a crashed one left locked.
-import type { Db, Sql } from '../plugins/db.ts';
+import type { Db, Sql } from '../lib/db.ts';
 
 export type JobState = 'queued' | 'running' | 'failed' | 'completed';
 

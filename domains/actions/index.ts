@@ -1,5 +1,5 @@
-// Actions: the actionable tasks of the task catalogue (health.check, speedtest.run, devices.scan, discover.lan ...)
-// run by name. Routes:
+// Actions: the tasks the modules offer as runnable actions (health.check, speedtest.run, devices.scan, discover.lan
+// ...) run by name. Routes:
 //   POST /api/actions/run            owner: enqueued now (202 with the job); agent: a pending action (202)
 //   GET  /api/actions/pending        owner: the proposals waiting
 //   POST /api/actions/:id/approve    owner: enqueue it, exactly once
@@ -7,15 +7,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly, type Principal } from '../../plugins/auth.ts';
-import { actionTasks } from '../../worker/catalogue.ts';
-import { approveAction, rejectAction, runAction } from './actions.ts';
+import { actionNames, approveAction, rejectAction, runAction } from './run.ts';
 import { ActionProposed, ActionStarted, PendingAction, RejectBody, RunAction } from './schema.ts';
 import { listPendingActions } from './store.ts';
+import { actionTools } from './tools.ts';
 
 const tags = ['actions'];
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
+const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(PendingAction);
 
   await app.register(
@@ -27,14 +28,19 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             tags,
             summary: 'Run an action',
             description:
-              `Actions: ${actionTasks.join(', ')}; params are the task's payload. The owner's run is enqueued at ` +
+              `Actions: ${actionNames(app.hub.actions).join(', ')}; params are the task's payload. The owner's run is enqueued at ` +
               'once; an agent’s becomes a pending action for the owner to approve.',
             body: RunAction,
             response: { 202: Type.Union([ActionStarted, ActionProposed]), ...errors(400, 401, 403, 429) },
           },
         },
         async (request, reply) => {
-          const outcome = await runAction(app.sql, request.principal as Principal, request.body);
+          const outcome = await runAction(
+            app.sql,
+            app.hub.actions,
+            request.principal as Principal,
+            request.body,
+          );
           if (outcome.started)
             return reply.status(202).send({ job_id: outcome.job_id, task: outcome.task, status: 'queued' });
           return reply.status(202).send({ action_id: outcome.action.id, status: 'pending' });
@@ -70,7 +76,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             response: { 200: Type.Ref('PendingAction'), ...errors(400, 401, 403, 404, 409) },
           },
         },
-        async (request) => approveAction(app.sql, request.params.id, request.principal as Principal),
+        async (request) =>
+          approveAction(app.sql, app.hub.actions, request.params.id, request.principal as Principal),
       );
 
       owner.post(
@@ -96,4 +103,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'actions',
+  routes,
+  tools: actionTools,
+} satisfies HubModule;

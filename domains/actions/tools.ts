@@ -1,9 +1,8 @@
-// The actions domain's tool: an agent asks the owner to run a task of the catalogue.
+// The actions domain's tool: an agent asks the owner to run one of the modules' runnable actions.
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { actionTasks } from '../../worker/catalogue.ts';
 import { type Tool, tool } from '../mcp/tool.ts';
-import { runAction } from './actions.ts';
+import { runAction } from './run.ts';
 import { RunAction } from './schema.ts';
 
 export const actionTools: Tool[] = [
@@ -11,7 +10,7 @@ export const actionTools: Tool[] = [
     name: 'propose_action',
     title: 'Propose an action',
     description:
-      `Ask the owner to run a task (${actionTasks.join(', ')}); params are its payload. An agent's proposal ` +
+      'Ask the owner to run a task (the actions POST /api/actions/run lists); params are its payload. An agent’s proposal ' +
       'waits for the owner’s approval ({ action_id, status: "pending" }); the owner’s own call runs it at once.',
     input: RunAction,
     output: Type.Object({
@@ -24,7 +23,7 @@ export const actionTools: Tool[] = [
       if (ctx.principal.kind === 'agent' && ctx.principal.tier === 'read') {
         throw hubError('TIER_CANNOT_WRITE', ctx.principal.tier);
       }
-      const outcome = await runAction(ctx.sql, ctx.principal, args);
+      const outcome = await runAction(ctx.sql, ctx.actions, ctx.principal, args);
       return outcome.started
         ? { job_id: outcome.job_id, status: 'queued' }
         : { action_id: outcome.action.id, status: 'pending' };

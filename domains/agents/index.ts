@@ -15,6 +15,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, agentTokenPrefix, ownerOnly } from '../../plugins/auth.ts';
 import {
   Agent,
@@ -214,4 +215,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'agents',
+  routes: plugin,
+} satisfies HubModule;

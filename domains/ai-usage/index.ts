@@ -5,17 +5,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
-import type { Db } from '../../plugins/db.ts';
+import { recordUsage } from './record.ts';
 import { UsageRecord, UsageRecordInput, UsageSummary, UsageSummaryQuery } from './schema.ts';
-import { insertUsage, localModels, perModel, totals } from './store.ts';
+import { localModels, perModel, totals } from './store.ts';
 
 const tags = ['ai usage'];
-
-/** Records one use: the assistant's turns call this, reports from other tools come through the route. */
-export function recordUsage(sql: Db, record: UsageRecordInput & { agent_id: string | null }) {
-  return insertUsage(sql, record);
-}
 
 function validTimeZone(zone: string): boolean {
   try {
@@ -88,4 +84,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'ai-usage',
+  routes: agentAccess(plugin),
+} satisfies HubModule;

@@ -1,4 +1,5 @@
-// What a runner reports during a turn, whichever runner it is; the turn turns these into SSE events (spec 6.1).
+// What a runner reports during a turn, whichever runner it is; the turn turns these into SSE events (README,
+// "Assistant").
 
 export type RunnerEvent =
   | { type: 'message'; text: string }

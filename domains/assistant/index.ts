@@ -13,6 +13,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import {
@@ -239,4 +240,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'assistant',
+  routes: ownerOnly(plugin),
+  settings: [assistantSetting],
+} satisfies HubModule;

@@ -8,7 +8,7 @@ import { hubError } from '../../lib/errors.ts';
 import { openEventStream } from '../../lib/sse.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
-import { recordUsage } from '../ai-usage/index.ts';
+import { recordUsage } from '../ai-usage/record.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
 import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
 import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';

@@ -4,6 +4,7 @@
 //   GET    /api/audit  [owner only]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { AuditEntry, AuditList, AuditQuery } from './schema.ts';
 import { listAuditEntries } from './store.ts';
@@ -39,4 +40,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'audit',
+  routes: ownerOnly(plugin),
+} satisfies HubModule;

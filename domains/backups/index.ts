@@ -3,10 +3,11 @@
 //   GET  /api/backups   last run, per-guest sizes, target free space, schedule, the last 30 runs, staleness
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { cronProblem } from '../../lib/cron.ts';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import { cronProblem } from '../../worker/cron.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { readSetting } from '../settings/registry.ts';
 import { BackupRun, BackupSummary, CreateBackupRun } from './schema.ts';
@@ -103,4 +104,7 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
   );
 };
 
-export default plugin;
+export default {
+  name: 'backups',
+  routes: plugin,
+} satisfies HubModule;

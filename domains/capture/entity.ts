@@ -10,8 +10,8 @@ import { type Extracted, ExtractionError, extractDocument, sniffType } from '../
 import type { Db } from '../../plugins/db.ts';
 import type { Entity, EntityHandler, WriteContext, WriteFile } from '../entities/handler.ts';
 import { validator } from '../entities/handler.ts';
-import { insertSourceDoc, type SourceDocRow } from '../source-docs/store.ts';
-import { type CaptureResult, captureIn, targetSpace } from './capture.ts';
+import { insertSourceDoc, type SourceDocRow } from '../source-docs/documents.ts';
+import { type CaptureResult, captureIn, targetSpace } from './accept.ts';
 import { checkCaptureUrl } from './routing.ts';
 import { CaptureBody, UploadChange } from './schema.ts';
 import type { CaptureRow } from './store.ts';

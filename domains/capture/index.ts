@@ -11,12 +11,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, publicAccess } from '../../plugins/auth.ts';
-import { readScope, writeAs } from '../entities/write.ts';
+import { readScope, writeAs, writeEnv } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
-import { acceptedBody } from './capture.ts';
-import { captureResultOf } from './entity.ts';
+import { acceptedBody } from './accept.ts';
+import { captureHandler, captureResultOf, uploadHandler } from './entity.ts';
 import ingestRoutes from './ingest.ts';
+import { captureTasks } from './jobs.ts';
+import { linkdingCron } from './linkding.ts';
 import { captureOrigin, checkCaptureUrlResolved } from './routing.ts';
 import { Capture, CaptureAccepted, CaptureBody, CaptureList, CaptureListQuery } from './schema.ts';
 import { type InboxRow, listInbox } from './store.ts';
@@ -81,13 +84,11 @@ const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!principal) throw hubError('UNAUTHORIZED');
       // Checked here with DNS, so a name and the address it stands for get the same answer before anything waits.
       await checkCaptureUrlResolved(request.body.url, config);
-      const outcome = await writeAs(
-        app.sql,
-        principal,
-        { entity_type: 'capture', action: 'create', payload: request.body },
-        null,
-        config,
-      );
+      const outcome = await writeAs(app.sql, writeEnv(app), principal, {
+        entity_type: 'capture',
+        action: 'create',
+        payload: request.body,
+      });
       if (outcome.status === 'pending') {
         return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
       }
@@ -104,4 +105,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(publicAccess(ingestRoutes));
 };
 
-export default plugin;
+export default {
+  name: 'capture',
+  routes: plugin,
+  tasks: captureTasks,
+  cron: linkdingCron,
+  entities: { capture: captureHandler, upload: uploadHandler },
+} satisfies HubModule;

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { assertStorable } from '../../lib/input.ts';
 import { errors } from '../../lib/schemas.ts';
-import { acceptedBody, capture, targetSpace } from './capture.ts';
+import { acceptedBody, capture, targetSpace } from './accept.ts';
 import { checkCaptureUrlResolved } from './routing.ts';
 import { IngestHeaders, IngestParams, IngestQuery, WebhookResult } from './schema.ts';
 import {

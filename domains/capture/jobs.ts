@@ -4,12 +4,12 @@
 import type { JobHelpers } from 'graphile-worker';
 import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from '../../lib/extract.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
+import { type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
-import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
-import { upsertSourceDocByUrl } from '../source-docs/store.ts';
+import { upsertSourceDocByUrl } from '../source-docs/documents.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
 import { syncLinkding } from './linkding.ts';
-import type { IngestPayload } from './schema.ts';
+import { type IngestPayload, ingestUrlTask, ingestVideoTask, linkdingSyncTask } from './schema.ts';
 import { completeCapture, failCapture, spaceExists } from './store.ts';
 import { fetchOembed, runTranscriptCommand } from './video.ts';
 
@@ -135,10 +135,10 @@ function executor(deps: JobDeps, ingest: Ingest) {
   };
 }
 
-export const captureTasks: DomainTasks = (deps) => ({
-  'ingest.url': executor(deps, ingestUrl),
-  'ingest.video': executor(deps, ingestVideo),
-  'linkding.sync': async (_payload, helpers) => {
+export const captureTasks: DomainTask[] = [
+  runs(ingestUrlTask, (deps) => executor(deps, ingestUrl)),
+  runs(ingestVideoTask, (deps) => executor(deps, ingestVideo)),
+  runs(linkdingSyncTask, (deps) => async (_payload, helpers) => {
     const linkding = deps.config.capture.linkding;
     if (!linkding) throw new PermanentJobError('linkding is not configured (LINKDING_URL, LINKDING_TOKEN)');
     const report = await syncLinkding(deps, linkding, { warn: (message) => helpers.logger.warn(message) });
@@ -146,5 +146,5 @@ export const captureTasks: DomainTasks = (deps) => ({
       `linkding: ${report.read} bookmarks read, ${report.captured} captured, ${report.duplicates} already ` +
         `captured, ${report.skipped} skipped`,
     );
-  },
-});
+  }),
+];

@@ -12,11 +12,11 @@ import { request } from 'undici';
 import type { LinkdingConfig } from '../../config/capture.ts';
 import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
-import type { CronItem, DomainCron } from '../../worker/cron.ts';
-import type { JobDeps } from '../../worker/tasks.ts';
+import { cronItem, type DomainCron, type JobDeps } from '../../worker/contract.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
-import { capture } from './capture.ts';
+import { capture } from './accept.ts';
 import { checkCaptureUrl } from './routing.ts';
+import { linkdingSyncTask } from './schema.ts';
 import { readSyncCursor, writeSyncCursor } from './store.ts';
 
 const LinkdingBookmark = Type.Object({
@@ -137,12 +137,7 @@ export async function syncLinkding(
 
 /** The recurring item, when linkding is configured. */
 export const linkdingCron: DomainCron = (deps) => {
-  if (!deps.config.capture.linkding) return [];
-  const item: CronItem<'linkding.sync'> = {
-    id: 'linkding.sync',
-    task: 'linkding.sync',
-    schedule: deps.config.capture.linkding.schedule,
-    payload: {},
-  };
-  return [item as CronItem];
+  const schedule = deps.config.capture.linkding?.schedule;
+  if (!schedule) return [];
+  return [cronItem({ id: 'linkding.sync', task: linkdingSyncTask, schedule, payload: {} })];
 };

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { defineTask } from '../../worker/contract.ts';
 import { SourceDoc, SourceDocOrigin } from '../source-docs/schema.ts';
 
 export const CaptureBody = Type.Object(
@@ -157,4 +158,25 @@ export const UploadForm = Type.Object({
   space_id: { ...Uuid, description: 'an existing space (in an agent’s scope)' },
   file: Type.String({ format: 'binary', description: 'text, Markdown, HTML or PDF' }),
   title: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+export const ingestUrlTask = defineTask({
+  name: 'ingest.url',
+  payload: IngestPayload,
+  description:
+    "Fetches a captured URL through the guarded client and stores the page's text as a source document",
+});
+
+export const ingestVideoTask = defineTask({
+  name: 'ingest.video',
+  payload: IngestPayload,
+  description: "Stores a captured video's oEmbed metadata and, when configured, its transcript",
+});
+
+export const linkdingSyncTask = defineTask({
+  name: 'linkding.sync',
+  payload: LinkdingSyncPayload,
+  description:
+    'Reads the bookmarks added or changed in linkding (LINKDING_URL) since the last run and captures each one',
+  maxAttempts: 3,
 });

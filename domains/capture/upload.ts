@@ -5,13 +5,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
-import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
+import { discardFile, type ReceivedFile, readForm } from '../../lib/incoming.ts';
 import { errors, uuidPattern } from '../../lib/schemas.ts';
-import { writeAs } from '../entities/write.ts';
+import { writeAs, writeEnv } from '../entities/write.ts';
 import { assertProposalRoom } from '../pending-changes/governance.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
-import type { SourceDocRow } from '../source-docs/store.ts';
-import { targetSpace } from './capture.ts';
+import type { SourceDocRow } from '../source-docs/documents.ts';
+import { targetSpace } from './accept.ts';
 import { UploadedDoc, UploadForm } from './schema.ts';
 
 interface ReceivedForm {
@@ -21,43 +21,28 @@ interface ReceivedForm {
 }
 
 /**
- * The form's fields in any order; the space is checked as soon as it is read, the file streamed to disk as it
- * arrives (a 413 at the first byte over UPLOAD_MAX_BYTES). Whatever fails, a file already received is removed.
+ * The form's fields in any order (lib/incoming.ts's reader); the space is checked as soon as it is read, the file
+ * streamed to disk as it arrives (a 413 at the first byte over UPLOAD_MAX_BYTES). Whatever fails, a file already
+ * received is removed.
  */
-async function readForm(request: FastifyRequest): Promise<ReceivedForm> {
+async function readUpload(request: FastifyRequest): Promise<ReceivedForm> {
   const { config } = request.server;
-  let spaceId: string | null = null;
-  let title: string | null = null;
-  let file: ReceivedFile | null = null;
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the file field is named "file"');
-        file = await receiveFile(part.file, {
-          dataDir: config.server.dataDir,
-          maxBytes: config.capture.uploadMaxBytes,
-          limitName: 'UPLOAD_MAX_BYTES',
-          name: part.filename,
-          type: part.mimetype,
-        });
-      } else if (part.fieldname === 'space_id') {
-        const value = String(part.value).trim();
-        if (!uuidPattern.test(value)) throw hubError('BAD_REQUEST', 'space_id must be a UUID');
-        await targetSpace(request.server.sql, request.principal, value);
-        spaceId = value;
-      } else if (part.fieldname === 'title') {
-        title = String(part.value).trim().slice(0, 500) || null;
-      } else {
-        throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (space_id, file, title)`);
-      }
-    }
-    if (spaceId === null) throw hubError('BAD_REQUEST', 'space_id is required');
-    if (file === null) throw hubError('BAD_REQUEST', 'file is required');
-    return { spaceId, title, file };
-  } catch (error) {
+  const { fields, file } = await readForm(request.parts(), {
+    dataDir: config.server.dataDir,
+    maxBytes: config.capture.uploadMaxBytes,
+    limitName: 'UPLOAD_MAX_BYTES',
+    fields: ['space_id', 'title'],
+    onField: async (name, value) => {
+      if (name !== 'space_id') return;
+      if (!uuidPattern.test(value)) throw hubError('BAD_REQUEST', 'space_id must be a UUID');
+      await targetSpace(request.server.sql, request.principal, value);
+    },
+  });
+  if (fields.space_id === undefined) {
     await discardFile(file);
-    throw error;
+    throw hubError('BAD_REQUEST', 'space_id is required');
   }
+  return { spaceId: fields.space_id, title: fields.title?.slice(0, 500) || null, file };
 }
 
 const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -102,21 +87,15 @@ const uploadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (principal.kind === 'agent' && principal.tier === 'suggest') {
         await assertProposalRoom(app.sql, principal, 0);
       }
-      const form = await readForm(request);
+      const form = await readUpload(request);
       try {
         if (form.file.size === 0) throw hubError('BAD_REQUEST', 'the file is empty');
-        const outcome = await writeAs(
-          app.sql,
-          principal,
-          {
-            entity_type: 'upload',
-            action: 'create',
-            payload: { space_id: form.spaceId, ...(form.title === null ? {} : { title: form.title }) },
-            file: form.file,
-          },
-          null,
-          config,
-        );
+        const outcome = await writeAs(app.sql, writeEnv(app), principal, {
+          entity_type: 'upload',
+          action: 'create',
+          payload: { space_id: form.spaceId, ...(form.title === null ? {} : { title: form.title }) },
+          file: form.file,
+        });
         if (outcome.status === 'pending') {
           return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
         }

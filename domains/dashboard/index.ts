@@ -8,9 +8,11 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { defaultLayout, normaliseLayout } from './layout.ts';
 import { Layout, LayoutInput } from './schema.ts';
+import { dashboardSetting } from './setting.ts';
 import { findLayouts, type LayoutRow, lockLayout, saveLayout } from './store.ts';
 import { openStream } from './stream.ts';
 
@@ -142,4 +144,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'dashboard',
+  routes: plugin,
+  settings: [dashboardSetting],
+} satisfies HubModule;

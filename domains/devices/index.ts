@@ -9,43 +9,29 @@
 //   DELETE /api/devices/:mac
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
-import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { assertIconRef } from '../icons/icon-ref.ts';
+import { devicesCron, devicesTasks } from './jobs.ts';
+import { deviceList, presentDevice } from './list.ts';
 import { isLocallyAdministered, normaliseMac, vendorOf } from './mac.ts';
 import {
   CreateDevice,
   Device,
   DeviceList,
   DeviceListQuery,
+  devicesScanTask,
   MacParams,
   ReviewDevice,
   ScanAccepted,
   UpdateDevice,
 } from './schema.ts';
-import {
-  type DeviceFilter,
-  type DeviceRow,
-  deleteDevice,
-  findDevice,
-  insertDevice,
-  listDevices,
-  updateDevice,
-} from './store.ts';
+import { deleteDevice, findDevice, insertDevice, updateDevice } from './store.ts';
+import { deviceTools } from './tools.ts';
 
 const tags = ['devices'];
-
-export function presentDevice(row: DeviceRow): Device {
-  return { ...row, icon_url: iconUrl(row.icon) };
-}
-
-/** The band list in the API's shape (also the `list_devices` tool). */
-export async function deviceList(sql: Parameters<typeof listDevices>[0], filter: DeviceFilter) {
-  const { items, total } = await listDevices(sql, filter);
-  return { items: items.map(presentDevice), total, limit: filter.limit, offset: filter.offset };
-}
 
 function macOf(value: string, field = 'mac'): string {
   const mac = normaliseMac(value);
@@ -147,7 +133,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (_request, reply) => {
-          const job = await enqueue(app.sql, 'devices.scan', {}, { jobKey: 'devices.scan' });
+          const job = await enqueue(app.sql, devicesScanTask, {}, { jobKey: 'devices.scan' });
           return reply.status(202).send({ job_id: job.id, task: 'devices.scan' as const });
         },
       );
@@ -220,4 +206,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'devices',
+  routes: plugin,
+  tasks: devicesTasks,
+  cron: devicesCron,
+  tools: deviceTools,
+  actions: [{ task: devicesScanTask }],
+} satisfies HubModule;

@@ -1,10 +1,10 @@
 // devices.scan: read the neighbour sources and apply what they show in one transaction. Recurs on
 // DEVICES_SCAN_SCHEDULE (every 5 minutes by default) through the cron registry.
 import type { JobHelpers } from 'graphile-worker';
-import type { DomainCron } from '../../worker/cron.ts';
-import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
+import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { isLocallyAdministered, vendorOf } from './mac.ts';
 import { gather } from './scan.ts';
+import { devicesScanTask } from './schema.ts';
 import { applyScan, type SeenDevice } from './store.ts';
 
 export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added: number; absent: number }> {
@@ -24,16 +24,23 @@ export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added:
   return { seen: devices.length, ...result };
 }
 
-export const devicesTasks: DomainTasks = (deps) => ({
-  'devices.scan': async (_payload, helpers: JobHelpers) => {
+export const devicesTasks: DomainTask[] = [
+  runs(devicesScanTask, (deps) => async (_payload, helpers: JobHelpers) => {
     const result = await scanDevices(deps);
     helpers.logger.info(
       `devices.scan: ${result.seen} seen, ${result.added} new, ${result.absent} now absent`,
     );
-  },
-});
+  }),
+];
 
 export const devicesCron: DomainCron = (deps) =>
   deps.config.devices.scanSchedule
-    ? [{ id: 'devices.scan', task: 'devices.scan', schedule: deps.config.devices.scanSchedule, payload: {} }]
+    ? [
+        cronItem({
+          id: 'devices.scan',
+          task: devicesScanTask,
+          schedule: deps.config.devices.scanSchedule,
+          payload: {},
+        }),
+      ]
     : [];

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { NullableIconRef } from '../../lib/icon-ref.ts';
 import { NullableTimestamp, PageQuery, Paginated, Patch, Timestamp } from '../../lib/schemas.ts';
+import { defineTask } from '../../worker/contract.ts';
+import { NullableIconRef } from '../icons/icon-ref.ts';
 
 export const deviceStatuses = ['new', 'known', 'ignored'] as const;
 export type DeviceStatus = (typeof deviceStatuses)[number];
@@ -86,3 +87,11 @@ export const DeviceList = Paginated(Type.Ref('Device'));
 
 export const ScanPayload = Type.Object({}, { additionalProperties: false });
 export const ScanAccepted = Type.Object({ job_id: Type.String(), task: Type.Literal('devices.scan') });
+
+export const devicesScanTask = defineTask({
+  name: 'devices.scan',
+  payload: ScanPayload,
+  description:
+    'Reads the neighbour table, DHCP leases and the scan command, and updates the LAN device inventory',
+  maxAttempts: 3,
+});

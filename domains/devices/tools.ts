@@ -2,7 +2,7 @@
 
 import { named } from '../mcp/schema.ts';
 import { closed, type Tool, tool } from '../mcp/tool.ts';
-import { deviceList } from './index.ts';
+import { deviceList } from './list.ts';
 import { Device, DeviceList, DeviceListQuery } from './schema.ts';
 
 named.Device = Device;

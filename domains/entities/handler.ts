@@ -11,14 +11,22 @@ import type { ReceivedFile } from '../../lib/incoming.ts';
 import { refusedUrlField } from '../../lib/input.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
+import { spaceExists } from '../spaces/exists.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
-import { spaceExists } from '../spaces/store.ts';
 
-/** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
-export interface WriteContext {
-  principal: Principal;
+/** The handlers of every entity and deferred-action type, by type (gathered from the modules). */
+export type EntityHandlers = Readonly<Record<string, EntityHandler>>;
+
+/** What every write runs with, whoever makes it: the handlers, and the configuration where a handler needs it. */
+export interface WriteEnv {
+  entities: EntityHandlers;
   /** The service's configuration; the deferred actions (capture, upload) need its limits and address rules. */
   config?: Config;
+}
+
+/** Who the write is for: the owner, or an agent allowed to write directly (scope is checked per space). */
+export interface WriteContext extends WriteEnv {
+  principal: Principal;
   /** The file the write carries (an upload), on disk: its bytes never travel in the payload. */
   file?: WriteFile;
   /**

@@ -4,16 +4,9 @@
 import { hubError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { captureHandler, uploadHandler } from '../capture/entity.ts';
-import { pageHandler } from '../pages/entity.ts';
-import { projectHandler } from '../projects/entity.ts';
-import { refHandler } from '../refs/entity.ts';
-import { resourceHandler } from '../resources/entity.ts';
-import { sourceDocHandler } from '../source-docs/entity.ts';
-import { taskHandler } from '../tasks/entity.ts';
-import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.ts';
+import type { Entity, EntityHandlers, WriteContext, WriteFile } from './handler.ts';
 
-export type { WriteContext, WriteFile } from './handler.ts';
+export type { WriteContext, WriteEnv, WriteFile } from './handler.ts';
 
 export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc'] as const;
 export type EntityType = (typeof entityTypes)[number];
@@ -57,21 +50,10 @@ export interface WriteResult {
   created: boolean;
 }
 
-const handlers: Record<ChangeType, EntityHandler> = {
-  page: pageHandler,
-  project: projectHandler,
-  task: taskHandler,
-  ref: refHandler,
-  resource: resourceHandler,
-  source_doc: sourceDocHandler,
-  capture: captureHandler,
-  upload: uploadHandler,
-};
-
 /** Entity types whose handler supports `upsert` (by external identity). */
-export const upsertableTypes: ChangeType[] = changeTypes.filter(
-  (type) => handlers[type].upsert !== undefined,
-);
+export function upsertableTypes(entities: EntityHandlers): ChangeType[] {
+  return changeTypes.filter((type) => entities[type]?.upsert !== undefined);
+}
 
 function targetId(write: EntityWrite): string {
   if (typeof write.entity_id !== 'string' || !uuidPattern.test(write.entity_id)) {
@@ -93,7 +75,8 @@ export async function applyEntityWriteIn(
   if (!isChangeType(write.entity_type)) {
     throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
   }
-  const handler = handlers[write.entity_type];
+  const handler = context.entities[write.entity_type];
+  if (!handler) throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
   switch (write.action) {
     case 'create': {
       const entity = await handler.create(tx, write.payload, ctx);
@@ -111,7 +94,7 @@ export async function applyEntityWriteIn(
       if (!handler.upsert) {
         throw hubError(
           'NOT_UPSERTABLE',
-          `entity type ${write.entity_type} does not support upsert (upsert by external id exists for: ${upsertableTypes.join(', ')})`,
+          `entity type ${write.entity_type} does not support upsert (upsert by external id exists for: ${upsertableTypes(context.entities).join(', ')})`,
         );
       }
       const { entity, created } = await handler.upsert(tx, write.payload, ctx);

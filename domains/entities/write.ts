@@ -2,14 +2,13 @@
 // tool protocol: who may write decides here, the registry does the write. Read-tier agents never write;
 // suggest-tier agents' writes become pending changes; the owner and owner-tier agents apply directly (an agent's
 // direct write is audited), agents only inside their space scope.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config/index.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { applyDirect, proposeChange } from '../pending-changes/governance.ts';
-import { spaceExists } from '../spaces/store.ts';
-import type { Entity } from './handler.ts';
+import { spaceExists } from '../spaces/exists.ts';
+import type { Entity, WriteEnv } from './handler.ts';
 import { applyEntityWrite, type EntityWrite, type WriteResult } from './registry.ts';
 
 /**
@@ -35,24 +34,29 @@ export type WriteOutcome =
   | { status: 'applied'; result: WriteResult }
   | { status: 'pending'; pending_change_id: string };
 
+/** The write handlers of the modules (app.hub) and the service's configuration. */
+export function writeEnv(app: FastifyInstance): WriteEnv {
+  return { entities: app.hub.entities, config: app.config };
+}
+
 /** One entity write by a caller, whatever the channel (REST route, tool call). */
 export async function writeAs(
   sql: Sql,
+  env: WriteEnv,
   principal: Principal,
   write: EntityWrite,
   spaceContext: string | null = null,
-  config?: Config,
 ): Promise<WriteOutcome> {
   const prepared = withAgentSpace(write, principal, spaceContext);
   if (principal.kind === 'owner') {
-    return { status: 'applied', result: await applyEntityWrite(sql, prepared, { principal, config }) };
+    return { status: 'applied', result: await applyEntityWrite(sql, prepared, { ...env, principal }) };
   }
   if (principal.tier === 'read') throw hubError('TIER_CANNOT_WRITE', principal.tier);
   if (principal.tier === 'suggest') {
-    const change = await proposeChange(sql, principal, prepared, config);
+    const change = await proposeChange(sql, principal, prepared, env);
     return { status: 'pending', pending_change_id: change.id };
   }
-  return { status: 'applied', result: await applyDirect(sql, principal, prepared, config) };
+  return { status: 'applied', result: await applyDirect(sql, principal, prepared, env) };
 }
 
 /**
@@ -68,7 +72,7 @@ export async function performWrite(
 ): Promise<FastifyReply> {
   const principal = request.principal;
   if (!principal) throw hubError('UNAUTHORIZED');
-  const outcome = await writeAs(request.server.sql, principal, write);
+  const outcome = await writeAs(request.server.sql, writeEnv(request.server), principal, write);
   if (outcome.status === 'pending') {
     return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
   }

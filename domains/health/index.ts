@@ -18,129 +18,48 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { iconUrl } from '../../lib/icon-ref.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import type { Db } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { assertIconRef } from '../icons/icon-ref.ts';
-import { type CredentialsChange, checkDefinition, type Definition } from './definition.ts';
+import { checkDefinition } from './definition.ts';
+import { healthCron, healthTasks } from './jobs.ts';
 import {
   Accepted,
   CandidateList,
   CheckRequest,
   CreateService,
+  discoverLanTask,
   EventList,
   EventQuery,
   History,
   HistoryQuery,
+  healthCheckTask,
   Promote,
   Service,
   ServiceGroups,
   ServiceGroupsQuery,
   UpdateService,
 } from './schema.ts';
+import { definitionFields, found, presentCandidate, save, serviceGroups } from './services.ts';
+import { healthRetentionSetting } from './setting.ts';
 import {
-  type CandidateRow,
   checkHistory,
   deleteService,
   dismissCandidate,
-  findService,
-  insertService,
   listCandidates,
   listEvents,
-  listServices,
   lockService,
   promoteCandidate,
-  replaceService,
-  type ServiceRow,
-  serviceWithTarget,
 } from './store.ts';
+import { healthTools } from './tools.ts';
 
 const tags = ['health'];
 
 /** A POST whose body may be left out entirely: no body reads as `{}`. */
 async function bodyOptional(request: FastifyRequest): Promise<void> {
   request.body ??= {};
-}
-
-function present(row: ServiceRow): Service {
-  const { failures: _failures, basic_auth_set, ...service } = row;
-  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon) };
-}
-
-function presentCandidate(row: CandidateRow) {
-  const place = `${row.host}:${row.port}`;
-  return {
-    ...present(row),
-    device_name: row.device_name,
-    display_name: row.device_name ? `${row.device_name}:${row.port}` : place,
-  };
-}
-
-/** The registry grouped by category (also the `service_health` tool). */
-export async function serviceGroups(sql: Db, filter: { category?: string; include_disabled?: boolean }) {
-  const rows = await listServices(sql, {
-    category: filter.category,
-    includeDisabled: filter.include_disabled ?? true,
-  });
-  const groups = new Map<string, { category: string; healthy: number; total: number; services: Service[] }>();
-  for (const row of rows) {
-    let group = groups.get(row.category);
-    if (!group) {
-      group = { category: row.category, healthy: 0, total: 0, services: [] };
-      groups.set(row.category, group);
-    }
-    group.services.push(present(row));
-    if (row.enabled) {
-      group.total++;
-      if (row.state === 'up') group.healthy++;
-    }
-  }
-  return { groups: [...groups.values()] };
-}
-
-async function found(sql: Db, id: string): Promise<Service> {
-  const row = await findService(sql, id);
-  if (!row) throw hubError('SERVICE_NOT_FOUND', id);
-  return present(row);
-}
-
-/** Writes a definition under its target: 409 when another service already checks it. */
-async function save(
-  sql: Db,
-  id: string | null,
-  { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
-): Promise<string> {
-  const taken = await serviceWithTarget(sql, definition.target, id);
-  if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  if (id) {
-    await replaceService(sql, id, definition, credentials);
-    return id;
-  }
-  const created = await insertService(sql, definition, credentials ?? null);
-  if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  return created;
-}
-
-function definitionFields(row: ServiceRow) {
-  const {
-    id: _id,
-    discovered: _d,
-    state: _s,
-    latency_ms: _l,
-    checked_at: _c,
-    since: _since,
-    message: _m,
-    failures: _f,
-    basic_auth_set: _b,
-    uptime_24h: _u,
-    created_at: _ca,
-    updated_at: _ua,
-    target: _t,
-    ...fields
-  } = row;
-  return fields;
 }
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -338,7 +257,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request, reply) => {
           const ids = request.body.ids;
-          const job = await enqueue(app.sql, 'health.check', ids ? { ids } : {});
+          const job = await enqueue(app.sql, healthCheckTask, ids ? { ids } : {});
           return reply.status(202).send({ job_id: job.id, task: 'health.check' });
         },
       );
@@ -354,7 +273,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (_request, reply) => {
-          const job = await enqueue(app.sql, 'discover.lan', {}, { jobKey: 'discover.lan' });
+          const job = await enqueue(app.sql, discoverLanTask, {}, { jobKey: 'discover.lan' });
           return reply.status(202).send({ job_id: job.id, task: 'discover.lan' });
         },
       );
@@ -401,4 +320,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'health',
+  routes: plugin,
+  tasks: healthTasks,
+  cron: healthCron,
+  settings: [healthRetentionSetting],
+  tools: healthTools,
+  actions: [{ task: healthCheckTask }, { task: discoverLanTask }],
+} satisfies HubModule;

@@ -4,13 +4,12 @@
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
 // with an interval under a minute falls due again; results older than the retention setting are removed each run.
 import { type Alert, notify } from '../../lib/notify.ts';
-import type { DomainCron } from '../../worker/cron.ts';
+import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
-import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
 import { sweep } from './discovery.ts';
-import type { HealthCheckPayload } from './schema.ts';
+import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
 import { alertFor, nextStanding } from './state.ts';
 import {
@@ -109,8 +108,8 @@ export async function discoverLan(deps: JobDeps, log: Log = quiet) {
   return counts;
 }
 
-export const healthTasks: DomainTasks = (deps) => ({
-  'health.check': async (payload, helpers) => {
+export const healthTasks: DomainTask[] = [
+  runs(healthCheckTask, (deps) => async (payload, helpers) => {
     const log = { info: (m: string) => helpers.logger.info(m), warn: (m: string) => helpers.logger.warn(m) };
     const summary = await checkServices(deps, payload, log);
     log.info(
@@ -125,7 +124,7 @@ export const healthTasks: DomainTasks = (deps) => ({
     if (next && next < tick) {
       await enqueue(
         deps.sql,
-        'health.check',
+        healthCheckTask,
         { due: true },
         {
           jobKey: 'health.check:follow-up',
@@ -133,22 +132,22 @@ export const healthTasks: DomainTasks = (deps) => ({
         },
       );
     }
-  },
-  'discover.lan': async (_payload, helpers) => {
+  }),
+  runs(discoverLanTask, (deps) => async (_payload, helpers) => {
     await discoverLan(deps, { info: (m) => helpers.logger.info(m), warn: (m) => helpers.logger.warn(m) });
-  },
-});
+  }),
+];
 
 export const healthCron: DomainCron = (deps) => [
-  { id: 'health.check', task: 'health.check', schedule: '* * * * *', payload: { due: true } },
+  cronItem({ id: 'health.check', task: healthCheckTask, schedule: '* * * * *', payload: { due: true } }),
   ...(deps.config.discovery.schedule
     ? [
-        {
+        cronItem({
           id: 'discover.lan',
-          task: 'discover.lan' as const,
+          task: discoverLanTask,
           schedule: deps.config.discovery.schedule,
           payload: {},
-        },
+        }),
       ]
     : []),
 ];

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { NullableIconRef } from '../../lib/icon-ref.ts';
 import { NullableTimestamp, Offset, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { defineTask } from '../../worker/contract.ts';
+import { NullableIconRef } from '../icons/icon-ref.ts';
 
 export const serviceStates = ['up', 'down', 'pending', 'unknown'] as const;
 export type ServiceState = (typeof serviceStates)[number];
@@ -222,3 +223,19 @@ export const HealthCheckPayload = Type.Object(
 );
 export type HealthCheckPayload = Static<typeof HealthCheckPayload>;
 export const DiscoverPayload = Type.Object({}, { additionalProperties: false });
+
+export const healthCheckTask = defineTask({
+  name: 'health.check',
+  payload: HealthCheckPayload,
+  description:
+    'Checks monitored services (the named ones, every enabled one, or those due), records results and state changes, and sends alerts',
+  maxAttempts: 1,
+});
+
+export const discoverLanTask = defineTask({
+  name: 'discover.lan',
+  payload: DiscoverPayload,
+  description:
+    'Sweeps DISCOVERY_CIDRS on DISCOVERY_PORTS and stores what answers as disabled service candidates',
+  maxAttempts: 2,
+});

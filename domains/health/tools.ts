@@ -2,8 +2,8 @@
 
 import { named } from '../mcp/schema.ts';
 import { closed, type Tool, tool } from '../mcp/tool.ts';
-import { serviceGroups } from './index.ts';
 import { Service, ServiceGroups, ServiceGroupsQuery } from './schema.ts';
+import { serviceGroups } from './services.ts';
 
 named.Service = Service;
 

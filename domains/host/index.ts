@@ -2,11 +2,12 @@
 // on (or, with HOST_PROC and HOST_SYS, the host a container is given).
 //   GET /api/host   the latest figures; ?mounts=/,/srv limits the disks to some of HOST_MOUNTS
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { HostSampler } from './sampler.ts';
+import { HostQuery } from './schema.ts';
 
 const tags = ['dashboard'];
 
@@ -51,11 +52,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           'CPU % over the last sampling interval (two /proc/stat samples), memory used = total − available, disk ' +
           'use of each HOST_MOUNTS path, network rates from /proc/net/dev deltas (loopback left out). Sampling runs ' +
           'every HOST_SAMPLE_SECONDS while someone reads.',
-        querystring: Type.Object({
-          mounts: Type.Optional(
-            Type.String({ maxLength: 4096, description: 'Comma-separated subset of HOST_MOUNTS' }),
-          ),
-        }),
+        querystring: HostQuery,
         response: { 200: CardBody, ...errors(400, 401, 502) },
       },
     },
@@ -83,4 +80,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'host',
+  routes: agentAccess(plugin),
+} satisfies HubModule;

@@ -1,10 +1,44 @@
-// iconRefs (spec section 2): `brand:<slug>` names a simple-icons brand, `set:<set>:<name>` an icon of an uploaded
-// set. Every place that stores one (devices, monitored services, the assistant's avatar) checks it here first, so a
-// stored ref always named an icon when it was written.
+// iconRefs: `brand:<slug>` names a simple-icons brand, `set:<set>:<name>` an icon of an uploaded set. The one
+// grammar of them: the schema routes validate with, the URL the icon routes serve one at, and the check every place
+// that stores one (devices, monitored services, the assistant's avatar) runs first, so a stored ref always named an
+// icon when it was written.
+import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { brandSlugPattern, findBrand } from './brands.ts';
 import { iconExists } from './store.ts';
+
+const part = '[a-z0-9][a-z0-9._-]{0,99}';
+export const iconRefPattern = `^(?:set:${part}:${part}|brand:${part})$`;
+
+export const IconRef = Type.String({
+  pattern: iconRefPattern,
+  maxLength: 220,
+  description: 'set:<set>:<name> or brand:<slug>',
+});
+export const NullableIconRef = Type.Union([IconRef, Type.Null()]);
+
+/** An iconRef taken apart: a brand's slug or a set and an icon's name; null when it is neither form. */
+export function parseIconRef(
+  ref: string,
+): { kind: 'brand'; slug: string } | { kind: 'set'; set: string; name: string } | null {
+  const brand = /^brand:(.+)$/.exec(ref);
+  if (brand) return { kind: 'brand', slug: brand[1] };
+  const set = /^set:([^:]+):(.+)$/.exec(ref);
+  return set ? { kind: 'set', set: set[1], name: set[2] } : null;
+}
+
+/** The URL of the icon a reference names: brand icons as PNG, set icons by name with their own extension. */
+export function iconUrl(ref: string | null): string | null {
+  const parsed = ref ? parseIconRef(ref) : null;
+  if (!parsed) return null;
+  if (parsed.kind === 'brand') return `/api/icons/${encodeURIComponent(parsed.slug)}.png`;
+  const name = /\.(svg|png)$/i.test(parsed.name) ? parsed.name : `${parsed.name}.svg`;
+  return `/api/icon-sets/${encodeURIComponent(parsed.set)}/${encodeURIComponent(name)}`;
+}
+
+const setPart = /^[a-z0-9-]{1,40}$/;
+const iconPart = /^[a-z0-9-]{1,100}$/;
 
 /**
  * What is wrong with an iconRef: `missing` when it is well formed but names no icon, `malformed` when it is not an
@@ -15,9 +49,9 @@ export async function iconRefProblem(
   ref: string | null,
 ): Promise<{ kind: 'missing' | 'malformed'; message: string } | null> {
   if (ref === null) return null;
-  const brand = /^brand:(.+)$/.exec(ref);
-  if (brand) {
-    const slug = brand[1];
+  const parsed = parseIconRef(ref);
+  if (parsed?.kind === 'brand') {
+    const slug = parsed.slug;
     if (!brandSlugPattern.test(slug) || !(await findBrand(slug))) {
       return {
         kind: 'missing',
@@ -26,12 +60,11 @@ export async function iconRefProblem(
     }
     return null;
   }
-  const set = /^set:([a-z0-9-]{1,40}):([a-z0-9-]{1,100})$/.exec(ref);
-  if (set) {
-    if (!(await iconExists(sql, set[1], set[2]))) {
+  if (parsed?.kind === 'set' && setPart.test(parsed.set) && iconPart.test(parsed.name)) {
+    if (!(await iconExists(sql, parsed.set, parsed.name))) {
       return {
         kind: 'missing',
-        message: `${ref} names no icon: icon set "${set[1]}" has no icon "${set[2]}"`,
+        message: `${ref} names no icon: icon set "${parsed.set}" has no icon "${parsed.name}"`,
       };
     }
     return null;

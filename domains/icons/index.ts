@@ -17,10 +17,11 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hubError, hubErrorWith } from '../../lib/errors.ts';
-import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
+import { discardFile, type ReceivedFile, readForm } from '../../lib/incoming.ts';
 import { FetchRefusedError, safeFetch } from '../../lib/safe-fetch.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import type { ZipSource } from '../../lib/zip.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { brandSvg } from './brands.ts';
 import { takeIcon } from './ingest.ts';
@@ -285,40 +286,15 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         limits: { fileSize: config.capture.uploadMaxBytes, files: 1, fields: 2, fieldSize: 1024, parts: 3 },
       });
 
-      /**
-       * The multipart fields: each text field by name, and the one file, streamed to disk under `limit` (never whole
-       * in memory); the caller removes the file. Whatever fails here removes it too.
-       */
+      /** The multipart fields (lib/incoming.ts's reader): `name`, and the one file, streamed to disk under `limit`. */
       async function readParts(request: FastifyRequest, fields: string[], limit: [number, string]) {
-        const values: Record<string, string> = {};
-        let file: ReceivedFile | null = null;
-        try {
-          for await (const part of request.parts()) {
-            if (part.type === 'file') {
-              if (part.fieldname !== 'file')
-                throw hubError('VALIDATION_FAILED', 'the file field is named "file"');
-              file = await receiveFile(part.file, {
-                dataDir: config.server.dataDir,
-                maxBytes: limit[0],
-                limitName: limit[1],
-                name: part.filename,
-                type: part.mimetype,
-              });
-            } else if (fields.includes(part.fieldname)) {
-              values[part.fieldname] = String(part.value).trim();
-            } else {
-              throw hubError(
-                'VALIDATION_FAILED',
-                `unknown field "${part.fieldname}" (${[...fields, 'file'].join(', ')})`,
-              );
-            }
-          }
-          if (!file) throw hubError('VALIDATION_FAILED', 'file is required');
-          return { values, file };
-        } catch (error) {
-          await discardFile(file);
-          throw error;
-        }
+        const form = await readForm(request.parts(), {
+          dataDir: config.server.dataDir,
+          maxBytes: limit[0],
+          limitName: limit[1],
+          fields,
+        });
+        return { values: form.fields, file: form.file };
       }
 
       async function fetchZip(url: string): Promise<Buffer> {
@@ -497,4 +473,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'icons',
+  routes: plugin,
+} satisfies HubModule;

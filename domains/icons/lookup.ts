@@ -1,4 +1,4 @@
-// Finding an icon by name across the sources, in the order the spec gives: an uploaded set's icon (the named set,
+// Finding an icon by name across the sources, in the order README's "Icons" gives: an uploaded set's icon (the named set,
 // or the first set holding that name, by set name), then a simple-icons brand. Set icons are looked up in an index
 // held in memory (names and hashes, no bytes), read once and dropped after every write this process makes, so
 // serving a cached icon asks the database nothing.

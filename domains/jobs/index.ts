@@ -11,6 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { JobList, JobListQuery, JobParams, Job as JobSchema } from './schema.ts';
 import { deleteJob, findJobRecord, type JobChange, listJobRecords, retryJob } from './store.ts';
@@ -106,4 +107,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'jobs',
+  routes: ownerOnly(plugin),
+} satisfies HubModule;

@@ -11,9 +11,11 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
+import { writeEnv } from '../entities/write.ts';
 
-// The protocol's SDK and the tools load with the first request: most starts never see one.
+// The protocol's SDK loads with the first request: most starts never see one.
 const protocol = lazy(async () => {
   const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
@@ -34,7 +36,18 @@ async function handle(request: FastifyRequest, reply: FastifyReply): Promise<voi
   const principal = request.principal;
   if (!principal) throw hubError('UNAUTHORIZED');
   const { StreamableHTTPServerTransport, buildMcpServer } = await protocol();
-  const server = buildMcpServer({ sql: request.server.sql, principal, spaceContext: null }, request.log);
+  const hub = request.server.hub;
+  const server = buildMcpServer(
+    {
+      sql: request.server.sql,
+      env: writeEnv(request.server),
+      actions: hub.actions,
+      principal,
+      spaceContext: null,
+    },
+    hub,
+    request.log,
+  );
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -108,4 +121,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   }
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'mcp',
+  routes: agentAccess(plugin),
+} satisfies HubModule;

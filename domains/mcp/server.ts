@@ -12,9 +12,24 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { version } from '../../lib/version.ts';
 import { describeError } from '../../plugins/errors.ts';
-import { type ToolContext, tools, toolsByName } from './tools.ts';
+import type { Tool, ToolContext } from './tool.ts';
 
-const listed = tools.map(({ call: _call, ...tool }) => tool);
+/** The tools the modules contribute (app.hub), by name. */
+export interface Toolbox {
+  tools: readonly Tool[];
+  toolsByName: ReadonlyMap<string, Tool>;
+}
+
+const listings = new WeakMap<readonly Tool[], Omit<Tool, 'call'>[]>();
+
+function listed(tools: readonly Tool[]): Omit<Tool, 'call'>[] {
+  let listing = listings.get(tools);
+  if (!listing) {
+    listing = tools.map(({ call: _call, ...tool }) => tool);
+    listings.set(tools, listing);
+  }
+  return listing;
+}
 
 const instructions =
   'Tools over the ops-hub knowledge store (pages, projects, tasks, refs, source documents, resources) and the ' +
@@ -30,11 +45,11 @@ function toolError(error: unknown, log: FastifyBaseLogger): CallToolResult {
   };
 }
 
-export function buildMcpServer(ctx: ToolContext, log: FastifyBaseLogger): Server {
+export function buildMcpServer(ctx: ToolContext, toolbox: Toolbox, log: FastifyBaseLogger): Server {
   const server = new Server({ name: 'ops-hub', version }, { capabilities: { tools: {} }, instructions });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed(toolbox.tools) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = toolsByName.get(request.params.name);
+    const tool = toolbox.toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
     try {
       // Dates become ISO strings: what the text copy says, the structured content says too.

@@ -6,8 +6,9 @@ import { Value } from 'typebox/value';
 import { Uuid } from '../../lib/schemas.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
+import type { RunnableAction } from '../../worker/contract.ts';
 import { validator } from '../entities/handler.ts';
-import type { EntityWrite } from '../entities/registry.ts';
+import type { EntityWrite, WriteEnv } from '../entities/registry.ts';
 import { writeAs } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { flatten, type JsonSchema, toolSchema } from './json-schema.ts';
@@ -15,6 +16,10 @@ import { named } from './schema.ts';
 
 export interface ToolContext {
   sql: Sql;
+  /** The write handlers and configuration every write runs with. */
+  env: WriteEnv;
+  /** The tasks an agent may propose to run (propose_action). */
+  actions: readonly RunnableAction[];
   principal: Principal;
   /** The space the caller acts in (a conversation's), injected into creates that name none. */
   spaceContext: string | null;
@@ -72,7 +77,7 @@ export async function write(
   entityWrite: EntityWrite,
   present: (entity: object) => unknown | Promise<unknown> = (entity) => entity,
 ): Promise<unknown> {
-  const outcome = await writeAs(ctx.sql, ctx.principal, entityWrite, ctx.spaceContext);
+  const outcome = await writeAs(ctx.sql, ctx.env, ctx.principal, entityWrite, ctx.spaceContext);
   if (outcome.status === 'pending')
     return { pending_change_id: outcome.pending_change_id, status: 'pending' };
   return present(outcome.result.entity);

@@ -7,6 +7,7 @@ import { hubError } from '../../lib/errors.ts';
 import { lazy } from '../../lib/lazy.ts';
 import { errors } from '../../lib/schemas.ts';
 import { constantTimeEqual } from '../../lib/secrets.ts';
+import type { HubModule } from '../../module.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { metricsSnapshot } from './store.ts';
 
@@ -87,4 +88,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'metrics',
+  routes: plugin,
+} satisfies HubModule;

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import {
   CreateNetworkHost,
@@ -25,9 +26,9 @@ import {
   pageNetworkHosts,
   updateNetworkHost,
 } from './store.ts';
+import { networkHostTools } from './tools.ts';
 
 /** The whole inventory, for other domains (the cluster card merges it into its nodes and guests). */
-export { listNetworkHosts as networkHostInventory, type NetworkHostRow } from './store.ts';
 
 const tags = ['network-hosts'];
 
@@ -124,4 +125,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'network-hosts',
+  routes: plugin,
+  tools: networkHostTools,
+} satisfies HubModule;

@@ -10,9 +10,11 @@
 //   DELETE /api/pages/:id         [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdParams } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { assertSpaceReadable, readScope } from '../entities/write.ts';
+import { pageHandler } from './entity.ts';
 import {
   CreatePage,
   Page,
@@ -23,6 +25,7 @@ import {
   UpdatePage,
 } from './schema.ts';
 import { findPage, listPages, spacePageSummaries } from './store.ts';
+import { pageTools } from './tools.ts';
 import { buildTree, flatten } from './tree.ts';
 
 const tags = ['pages'];
@@ -84,4 +87,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'pages',
+  routes: agentAccess(plugin),
+  entities: { page: pageHandler },
+  tools: pageTools,
+} satisfies HubModule;

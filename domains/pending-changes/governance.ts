@@ -10,8 +10,13 @@ import { type ErrorCode, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
-import { actorOf, insertAuditEntry } from '../audit/store.ts';
-import { applyEntityWriteIn, type EntityWrite, type WriteResult } from '../entities/registry.ts';
+import { actorOf, insertAuditEntry } from '../audit/trail.ts';
+import {
+  applyEntityWriteIn,
+  type EntityWrite,
+  type WriteEnv,
+  type WriteResult,
+} from '../entities/registry.ts';
 import { readSetting } from '../settings/registry.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
 import { keepPendingFile, pendingWriteFile, removePendingFile } from './files.ts';
@@ -46,11 +51,11 @@ async function rehearse(
   tx: TransactionSql,
   write: EntityWrite,
   principal: Principal,
-  config: Config | undefined,
+  env: WriteEnv,
 ): Promise<WriteResult> {
   try {
     await tx.savepoint(async (sp) => {
-      throw new Rehearsed(await applyEntityWriteIn(sp, write, { principal, config, rehearsal: true }));
+      throw new Rehearsed(await applyEntityWriteIn(sp, write, { ...env, principal, rehearsal: true }));
     });
   } catch (error) {
     if (error instanceof Rehearsed) return error.result;
@@ -102,15 +107,15 @@ export async function proposeChange(
   sql: Sql,
   principal: AgentPrincipal,
   write: EntityWrite,
-  config?: Config,
+  env: WriteEnv,
 ): Promise<PendingChangeRow> {
   const payload = payloadOf(write);
   const file = write.file;
-  const dataDir = file ? dataDirOf(config) : null;
+  const dataDir = file ? dataDirOf(env.config) : null;
   return sql.begin(async (tx) => {
     await lockProposalsOf(tx, principal.agentId);
     await assertProposalRoom(tx, principal, proposalBytes(payload, write));
-    const preview = await rehearse(tx, write, principal, config);
+    const preview = await rehearse(tx, write, principal, env);
     // A create naming no space goes to the default space, which the rehearsal may have made only to roll it back:
     // made for real here, so the change names a space that exists.
     const previewSpace = spaceOf(preview.entity);
@@ -142,10 +147,10 @@ export async function applyDirect(
   sql: Sql,
   principal: AgentPrincipal,
   write: EntityWrite,
-  config?: Config,
+  env: WriteEnv,
 ): Promise<WriteResult> {
   return sql.begin(async (tx) => {
-    const result = await applyEntityWriteIn(tx, write, { principal, config });
+    const result = await applyEntityWriteIn(tx, write, { ...env, principal });
     await insertAuditEntry(tx, {
       actor: actorOf(principal),
       action: 'apply_direct',
@@ -183,7 +188,7 @@ export async function approveChange(
   id: string,
   principal: Principal,
   log: FastifyBaseLogger,
-  config?: Config,
+  env: WriteEnv,
 ): Promise<Approval> {
   const claimed = await claimPendingChange(sql, id);
   if (!claimed) {
@@ -217,7 +222,7 @@ export async function approveChange(
     approved = (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
         throw hubError('NOT_PENDING', 'the change was claimed by another approval');
-      const result = await applyEntityWriteIn(tx, writeOf(claimed, config), { principal, config });
+      const result = await applyEntityWriteIn(tx, writeOf(claimed, env.config), { ...env, principal });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
         ...audited,
@@ -242,7 +247,7 @@ export async function approveChange(
     })) as PendingChangeRow | null;
     return { ok: false, ...failure, change };
   }
-  if (claimed.file) await removePendingFile(dataDirOf(config), id);
+  if (claimed.file) await removePendingFile(dataDirOf(env.config), id);
   return approved;
 }
 

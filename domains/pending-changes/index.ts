@@ -13,8 +13,10 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HubError, hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
+import { writeEnv } from '../entities/write.ts';
 import { pendingFilePath, sweepPendingFiles } from './files.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
@@ -24,7 +26,9 @@ import {
   PendingChangeQuery,
   RejectChange,
 } from './schema.ts';
+import { pendingQuotaSetting } from './setting.ts';
 import { findPendingChange, listPendingChanges } from './store.ts';
+import { pendingChangeTools } from './tools.ts';
 
 const tags = ['pending-changes'];
 
@@ -169,7 +173,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         approver(request),
         request.log,
-        app.config,
+        writeEnv(app),
       );
       if (approval.ok) return approval.change;
       const { statusCode, code, message, change } = approval;
@@ -200,4 +204,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'pending-changes',
+  routes: ownerOnly(plugin),
+  settings: [pendingQuotaSetting],
+  tools: pendingChangeTools,
+} satisfies HubModule;

@@ -16,12 +16,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, isScopedAgent } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { assertDirectWriter, performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { Ref } from '../refs/schema.ts';
 import { Task } from '../tasks/schema.ts';
+import { projectHandler } from './entity.ts';
 import {
   CreateProject,
   LinkRef,
@@ -35,6 +37,7 @@ import {
   UpdateProject,
 } from './schema.ts';
 import { findProject, linkRef, listProjectRefs, listProjects, projectLinks, unlinkRef } from './store.ts';
+import { projectTools } from './tools.ts';
 
 const tags = ['projects'];
 
@@ -178,4 +181,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'projects',
+  routes: agentAccess(plugin),
+  entities: { project: projectHandler },
+  tools: projectTools,
+} satisfies HubModule;

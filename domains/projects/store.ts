@@ -1,12 +1,14 @@
 import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { RefRow } from '../refs/store.ts';
-import type { TaskRow } from '../tasks/store.ts';
+import type { Ref } from '../refs/schema.ts';
+import type { Task } from '../tasks/schema.ts';
 import type { Project } from './schema.ts';
 
 /** A row as the API shows it: the Project schema's type. */
 export type ProjectRow = Static<typeof Project>;
+type RefRow = Static<typeof Ref>;
+type TaskRow = Static<typeof Task>;
 
 const columns = [
   'id',

@@ -4,9 +4,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
-import { networkHostInventory } from '../network-hosts/index.ts';
+import { networkHostInventory } from '../network-hosts/inventory.ts';
 import { readSetting } from '../settings/registry.ts';
 import { pveClient } from './client.ts';
 import { readCluster } from './cluster.ts';
@@ -97,4 +98,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'proxmox',
+  routes: agentAccess(plugin),
+} satisfies HubModule;

@@ -11,12 +11,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { performWrite, readScope } from '../entities/write.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
+import { refHandler } from './entity.ts';
 import { CreateRef, Ref, RefList, RefListQuery, UpdateRef } from './schema.ts';
 import { findRef, listRefs } from './store.ts';
+import { refTools } from './tools.ts';
 
 const tags = ['refs'];
 
@@ -78,4 +81,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'refs',
+  routes: agentAccess(plugin),
+  entities: { ref: refHandler },
+  tools: refTools,
+} satisfies HubModule;

@@ -15,9 +15,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent, PageQuery } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
+import { resourceHandler } from './entity.ts';
 import {
   AddDependency,
   CreateResource,
@@ -29,6 +31,7 @@ import {
   UpdateResource,
 } from './schema.ts';
 import { addDependency, findResource, listDependencies, listResources, removeDependency } from './store.ts';
+import { resourceTools } from './tools.ts';
 import { presentResource, viewOf } from './view.ts';
 
 const tags = ['resources'];
@@ -150,4 +153,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'resources',
+  routes: plugin,
+  entities: { resource: resourceHandler },
+  tools: resourceTools,
+} satisfies HubModule;

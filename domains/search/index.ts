@@ -3,55 +3,12 @@
 // Routes it registers (access in brackets):
 //   GET    /api/search  [agent or owner]
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
-import { agentAccess, type Principal } from '../../plugins/auth.ts';
-import type { Db } from '../../plugins/db.ts';
-import { readScopeOf } from '../entities/write.ts';
-import { parseQuery, plainWords, requestedKinds, suggestionQueries } from './query.ts';
-import { type SearchKind, SearchQuery, SearchResult } from './schema.ts';
-import { closeWords, searchAll } from './store.ts';
-
-/** Kinds that hold the owner's own words: never found by an agent outside its own conversation. */
-const ownersWords: ReadonlySet<SearchKind> = new Set(['messages']);
-
-/** The search a caller may run, in its scope: the route's and the tool protocol's. */
-export async function searchAs(
-  sql: Db,
-  principal: Principal | null,
-  query: Static<typeof SearchQuery>,
-): Promise<Static<typeof SearchResult>> {
-  const { q, space_id, limit, offset } = query;
-  const spaceId = readScopeOf(principal, space_id);
-  // Messages are the owner's words: an agent finds only those of the conversation its own turn belongs to (none
-  // without a turn). An explicit space leaves them out (they have no space of their own).
-  const conversationId = principal?.kind === 'agent' ? principal.conversationId : undefined;
-  const kinds = requestedKinds(query.kinds).filter(
-    (kind) => !ownersWords.has(kind) || (space_id === undefined && conversationId !== null),
-  );
-  const reach = { kinds, spaceId, conversationId: conversationId ?? undefined };
-  const { items, counts } = await searchAll(sql, { ...reach, query: parseQuery(q), limit, offset });
-  const total = counts.reduce((sum, kind) => sum + kind.count, 0);
-  const suggestions =
-    total === 0
-      ? suggestionQueries(q, await closeWords(sql, { ...reach, words: plainWords(q), per: 3 }))
-      : [];
-  return {
-    items: items.map(({ space_id: hitSpace, parent_id, project_id, url, ...hit }) => ({
-      ...hit,
-      ...(hitSpace ? { space_id: hitSpace } : {}),
-      ...(hit.kind === 'pages' ? { parent_id } : {}),
-      ...(hit.kind === 'tasks' && project_id ? { project_id } : {}),
-      ...(hit.kind === 'refs' || hit.kind === 'source_docs' ? { url } : {}),
-    })),
-    total,
-    total_is_estimate: counts.some((kind) => kind.estimated),
-    facets: Object.fromEntries(counts.map((kind) => [kind.kind, kind.count])),
-    suggestions,
-    limit,
-    offset,
-  };
-}
+import type { HubModule } from '../../module.ts';
+import { agentAccess } from '../../plugins/auth.ts';
+import { SearchQuery, SearchResult } from './schema.ts';
+import { searchAs } from './scoped.ts';
+import { searchTools } from './tools.ts';
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -80,4 +37,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'search',
+  routes: agentAccess(plugin),
+  tools: searchTools,
+} satisfies HubModule;

@@ -1,7 +1,7 @@
 // The search domain's tool: the one ranked search, in the caller's scope.
 import { closed, type Tool, tool } from '../mcp/tool.ts';
-import { searchAs } from './index.ts';
 import { SearchQuery, SearchResult } from './schema.ts';
+import { searchAs } from './scoped.ts';
 
 export const searchTools: Tool[] = [
   tool({

@@ -14,54 +14,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { errors, IdParams, NoContent, Uuid } from '../../lib/schemas.ts';
+import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../lib/secrets.ts';
-import { type FailureCounter, publicAccess, sessionCookie } from '../../plugins/auth.ts';
-import type { Db } from '../../plugins/db.ts';
-import {
-  checkFailures,
-  createSession,
-  deleteAllSessions,
-  deleteSession,
-  deleteSessionById,
-  listSessions,
-  recordFailure,
-} from './store.ts';
-
-/** The window failures are counted in: after AUTH_FAILURE_LIMIT of them in it, the address waits for its end. */
-const failureWindowSeconds = 10 * 60;
-
-/** Failed sign-ins and wrong tokens, counted per address in the database (plugins/auth.ts throttles with it). */
-export function failureCounter(sql: Db, limit: number): FailureCounter {
-  return {
-    check: (address) => checkFailures(sql, address, limit, failureWindowSeconds),
-    fail: (address) => recordFailure(sql, address, failureWindowSeconds),
-  };
-}
-
-const BrowserSession = Type.Object(
-  {
-    id: Uuid,
-    created_at: Type.String({ format: 'date-time' }),
-    last_used_at: Type.String({ format: 'date-time', description: 'recorded at most once a minute' }),
-    expires_at: Type.String({ format: 'date-time' }),
-    address: Type.Union([Type.String(), Type.Null()], { description: 'the client address it was made from' }),
-    user_agent: Type.Union([Type.String(), Type.Null()]),
-    current: Type.Boolean({ description: 'the session of this request' }),
-  },
-  { $id: 'BrowserSession' },
-);
-
-const SessionList = Type.Object({ items: Type.Array(Type.Ref('BrowserSession')), total: Type.Integer() });
-
-const SessionState = Type.Object(
-  {
-    signed_in: Type.Boolean(),
-    via: Type.Union([Type.Literal('session'), Type.Literal('bearer'), Type.Literal('access'), Type.Null()]),
-    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  },
-  { $id: 'SessionState' },
-);
+import type { HubModule } from '../../module.ts';
+import { publicAccess, sessionCookie } from '../../plugins/auth.ts';
+import { BrowserSession, SessionList, SessionState } from './schema.ts';
+import { createSession, deleteAllSessions, deleteSession, deleteSessionById, listSessions } from './store.ts';
 
 const tags = ['session'];
 
@@ -237,4 +195,7 @@ const plugin: FastifyPluginAsyncTypebox<SessionOptions> = async (app, options) =
   );
 };
 
-export default plugin;
+export default {
+  name: 'sessions',
+  routes: plugin,
+} satisfies HubModule;

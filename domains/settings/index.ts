@@ -8,14 +8,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { errors, NoContent, Timestamp } from '../../lib/schemas.ts';
+import { errors, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
-import { definitionOf, writeSetting } from './registry.ts';
+import { writeSetting } from './registry.ts';
+import { Key, Setting } from './schema.ts';
 import { deleteSetting, getSetting, listSettings, putSetting } from './store.ts';
 
 const tags = ['settings'];
-const Key = Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,99}$' });
-const Setting = Type.Object({ key: Key, value: Type.Unknown(), updated_at: Timestamp }, { $id: 'Setting' });
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Setting);
@@ -61,7 +61,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const definition = definitionOf(request.params.key);
+      const definition = app.hub.settings.get(request.params.key);
       if (definition) return writeSetting(app.sql, definition, request.body.value);
       return putSetting(app.sql, request.params.key, request.body.value);
     },
@@ -85,4 +85,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'settings',
+  routes: ownerOnly(plugin),
+} satisfies HubModule;

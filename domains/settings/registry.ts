@@ -1,39 +1,15 @@
-// The typed settings: every key a domain declares (lib/settings.ts), gathered here, and the one place that reads and
-// writes them. A value is checked against its key's schema when written, so reading never has to re-filter it; a
-// stored value that no longer fits (written before its schema existed) reads as the default. Keys not declared here
-// stay free-form JSON on purpose: the spec's generic key-value store, for the owner's own scripts.
+// The typed settings: every key a module declares (lib/settings.ts, gathered by module.ts), and the one place that
+// reads and writes them. A value is checked against its key's schema when written, so reading never has to re-filter
+// it; a stored value that no longer fits (written before its schema existed) reads as the default. Keys no module
+// declares stay free-form JSON on purpose: the generic key-value store of /api/settings, for the owner's own scripts.
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
 import type { Db } from '../../plugins/db.ts';
-import { assistantSetting } from '../assistant/setting.ts';
-import { dashboardSetting } from '../dashboard/setting.ts';
-import { healthRetentionSetting } from '../health/setting.ts';
-import { pendingQuotaSetting } from '../pending-changes/setting.ts';
-import { speedtestSetting } from '../speedtest/setting.ts';
-import { themeSetting } from '../theme/setting.ts';
-import { voiceSetting } from '../voice/setting.ts';
-import { weatherSetting } from '../weather/setting.ts';
 import { deleteSetting, getSetting, initSetting, putSetting, type SettingRow } from './store.ts';
 
-export const settingDefinitions: readonly SettingDefinition[] = [
-  themeSetting,
-  speedtestSetting,
-  voiceSetting,
-  healthRetentionSetting,
-  weatherSetting,
-  dashboardSetting,
-  assistantSetting,
-  pendingQuotaSetting,
-];
-
-const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));
 const checkers = new Map<string, ReturnType<typeof Compile>>();
-
-export function definitionOf(key: string): SettingDefinition | undefined {
-  return byKey.get(key);
-}
 
 function checker(definition: SettingDefinition) {
   let compiled = checkers.get(definition.key);

@@ -3,29 +3,15 @@
 //   GET  /api/shlink/recent    the newest short links
 //   POST /api/shlink           create a short link (owner)
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import { shlinkClient } from './shlink.ts';
+import { shlinkClient } from './client.ts';
+import { CreateLink } from './schema.ts';
 
 const tags = ['shlink'];
 const recentTtlMs = 30_000;
-
-const CreateLink = Type.Object(
-  {
-    long_url: Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      pattern: '^https?://',
-      description: 'An http(s) URL',
-    }),
-    slug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$' })),
-    title: Type.Optional(Type.String({ maxLength: 500 })),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-  },
-  { additionalProperties: false },
-);
 
 const described =
   'Not configured: { configured: false }. Shlink failing is 502 SHLINK_UPSTREAM_FAILED with its status, type and ' +
@@ -100,4 +86,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   );
 };
 
-export default plugin;
+export default {
+  name: 'shlink',
+  routes: plugin,
+} satisfies HubModule;

@@ -10,11 +10,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
+import { sourceDocHandler } from './entity.ts';
 import { CreateSourceDoc, SourceDoc, SourceDocList, SourceDocListQuery, UpdateSourceDoc } from './schema.ts';
 import { findSourceDoc, listSourceDocs, type SourceDocOrigin } from './store.ts';
+import { sourceDocTools } from './tools.ts';
 
 const tags = ['source-docs'];
 
@@ -60,4 +63,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'source-docs',
+  routes: agentAccess(plugin),
+  entities: { source_doc: sourceDocHandler },
+  tools: sourceDocTools,
+} satisfies HubModule;

@@ -9,6 +9,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
@@ -117,4 +118,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'spaces',
+  routes: plugin,
+} satisfies HubModule;

@@ -8,14 +8,23 @@
 // The dashboard's speed-test card gets the history of the last 7 days, as GET /api/speedtest/history answers it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { cronProblem } from '../../lib/cron.ts';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import { cronProblem } from '../../worker/cron.ts';
 import { readSettingOrStoreDefault, writeSetting } from '../settings/registry.ts';
 import { historyCsv } from './csv.ts';
+import { speedtestCron, speedtestTasks } from './jobs.ts';
 import { startRun } from './run.ts';
-import { History, HistoryQuery, SpeedtestResult, SpeedtestRunAccepted, SpeedtestSettings } from './schema.ts';
+import {
+  History,
+  HistoryQuery,
+  SpeedtestResult,
+  SpeedtestRunAccepted,
+  SpeedtestSettings,
+  speedtestRunTask,
+} from './schema.ts';
 import { speedtestSetting } from './setting.ts';
 import { latestResult, listResults, summarise } from './store.ts';
 
@@ -164,4 +173,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'speedtest',
+  routes: plugin,
+  tasks: speedtestTasks,
+  cron: speedtestCron,
+  settings: [speedtestSetting],
+  actions: [{ task: speedtestRunTask, defaults: { trigger: 'manual' } }],
+} satisfies HubModule;

@@ -2,11 +2,10 @@
 // The schedule comes from the `speedtest` setting, read by the cron registry every minute, so a change applies at
 // once; `enabled: false` stops the schedule only.
 import { type Alert, notify } from '../../lib/notify.ts';
-import type { DomainCron } from '../../worker/cron.ts';
-import type { DomainTasks } from '../../worker/tasks.ts';
+import { cronItem, type DomainCron, type DomainTask, runs } from '../../worker/contract.ts';
 import { readSettingOrStoreDefault } from '../settings/registry.ts';
 import { measure, recordRun } from './run.ts';
-import type { SpeedtestResult, SpeedtestSettings } from './schema.ts';
+import { type SpeedtestResult, type SpeedtestSettings, speedtestRunTask } from './schema.ts';
 import { speedtestSetting } from './setting.ts';
 
 const mbps = (value: number | null) => (value === null ? '?' : `${Math.round(value * 10) / 10} Mbps`);
@@ -30,8 +29,8 @@ export function lowSpeedAlert(result: SpeedtestResult, settings: SpeedtestSettin
   };
 }
 
-export const speedtestTasks: DomainTasks = (deps) => ({
-  'speedtest.run': async (payload, helpers) => {
+export const speedtestTasks: DomainTask[] = [
+  runs(speedtestRunTask, (deps) => async (payload, helpers) => {
     const settings = await readSettingOrStoreDefault(deps.sql, speedtestSetting);
     const run = await measure(deps.config);
     const result = await recordRun(deps.sql, run, settings, {
@@ -40,17 +39,17 @@ export const speedtestTasks: DomainTasks = (deps) => ({
     });
     if (result.status === 'failed') helpers.logger.warn(`speed test failed: ${result.error}`);
     if (result.below_threshold) notify(deps.config.alerts, lowSpeedAlert(result, settings), helpers.logger);
-  },
-});
+  }),
+];
 
 export const speedtestCron: DomainCron = () => [
-  {
+  cronItem({
     id: 'speedtest',
-    task: 'speedtest.run',
+    task: speedtestRunTask,
     schedule: async (deps) => {
       const settings = await readSettingOrStoreDefault(deps.sql, speedtestSetting);
       return settings.enabled ? settings.schedule : null;
     },
     payload: { trigger: 'schedule' },
-  },
+  }),
 ];

@@ -3,13 +3,12 @@
 import type { Config } from '../../config/index.ts';
 import { CommandError, childEnvironment, runCommand, splitCommand } from '../../lib/command.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import type { TaskName } from '../../worker/catalogue.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { type Measurement, parseSpeedtestOutput } from './parse.ts';
-import type { SpeedtestResult, SpeedtestSettings } from './schema.ts';
+import { type SpeedtestResult, type SpeedtestSettings, speedtestRunTask } from './schema.ts';
 import { activeRunJob, insertResult, startRunLock } from './store.ts';
 
-export const speedtestTask: TaskName = 'speedtest.run';
+export const speedtestTask = speedtestRunTask.name;
 const maxOutputBytes = 1024 * 1024;
 
 type RunConfig = Pick<Config, 'speedtest'>;
@@ -84,7 +83,7 @@ export async function startRun(sql: Sql): Promise<{ job_id: string; already_runn
     await startRunLock(tx, speedtestTask);
     const active = await activeRunJob(tx, speedtestTask);
     if (active) return { job_id: active, already_running: true };
-    const job = await enqueue(tx, 'speedtest.run', { trigger: 'manual' });
+    const job = await enqueue(tx, speedtestRunTask, { trigger: 'manual' });
     return { job_id: job.id, already_running: false };
   });
 }

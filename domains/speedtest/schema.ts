@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Offset, Timestamp } from '../../lib/schemas.ts';
+import { defineTask } from '../../worker/contract.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.Number> | ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -87,4 +88,11 @@ export type Summary = Static<typeof Summary>;
 export const History = Type.Object({
   items: Type.Array(Type.Ref('SpeedtestResult')),
   summary: Summary,
+});
+
+export const speedtestRunTask = defineTask({
+  name: 'speedtest.run',
+  payload: SpeedtestRunPayload,
+  description: 'Measures the internet connection with SPEEDTEST_COMMAND and records the result',
+  maxAttempts: 1,
 });

@@ -13,27 +13,10 @@ import { hubError } from '../../lib/errors.ts';
 import { pendingMigrations } from '../../lib/migrate.ts';
 import { errors } from '../../lib/schemas.ts';
 import { version } from '../../lib/version.ts';
+import type { HubModule } from '../../module.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { countLiveWorkerProcesses } from '../../worker/records.ts';
-
-const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
-  database: Type.Boolean(),
-  migrations: Type.Object({ pending: Type.Array(Type.Integer()) }),
-  worker: Type.String(),
-  reasons: Type.Array(Type.String(), {
-    description:
-      'Why the service is not ready, in words (empty when ready): the database, migrations, the worker',
-  }),
-  worker_processes: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        'WORKER_MODE=separate only: worker processes (`npm run worker`) alive now. Readiness does not wait ' +
-        'for one: jobs queue up until a worker starts. Absent when the database cannot be asked.',
-    }),
-  ),
-});
+import { Readiness } from './schema.ts';
 
 /** How long readiness waits for the database before it says not ready. */
 const readinessDeadlineMs = 1500;
@@ -168,4 +151,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default publicAccess(plugin);
+export default {
+  name: 'system',
+  routes: publicAccess(plugin),
+} satisfies HubModule;

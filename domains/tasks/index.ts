@@ -10,11 +10,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { entityRoutes, readableBy } from '../entities/routes.ts';
 import { readScope } from '../entities/write.ts';
+import { taskHandler } from './entity.ts';
 import { CreateTask, Task, TaskList, TaskListQuery, UpdateTask } from './schema.ts';
 import { findTask, listTasks } from './store.ts';
+import { taskTools } from './tools.ts';
 
 const tags = ['tasks'];
 
@@ -55,4 +58,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'tasks',
+  routes: agentAccess(plugin),
+  entities: { task: taskHandler },
+  tools: taskTools,
+} satisfies HubModule;

@@ -10,37 +10,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { readSetting, resetSetting, writeSetting } from '../settings/registry.ts';
-import { type ColourName, colourNames, defaultPalette, hexColourPattern, themeSetting } from './setting.ts';
+import { type Overrides, Theme, ThemeBody } from './schema.ts';
+import { colourNames, defaultPalette, hexColourPattern, themeSetting } from './setting.ts';
 
 const hexColour = new RegExp(hexColourPattern);
-
-const Palette = Type.Object(
-  Object.fromEntries(colourNames.map((name) => [name, Type.String()])) as Record<
-    ColourName,
-    ReturnType<typeof Type.String>
-  >,
-);
-const Theme = Type.Object(
-  { palette: Palette, overrides: Type.Record(Type.String(), Type.String()) },
-  { $id: 'Theme' },
-);
-const Overrides = Type.Record(Type.String(), Type.Unknown(), {
-  description: `Any of: ${colourNames.join(', ')}; each #rgb or #rrggbb.`,
-});
-type Overrides = Static<typeof Overrides>;
-/** What GET /theme answers, sent back as it came: the palette decides, overrides are implied by it. */
-const ThemeInput = Type.Object(
-  {
-    palette: Type.Record(Type.String(), Type.Unknown()),
-    overrides: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  },
-  { additionalProperties: false },
-);
-const ThemeBody = Type.Union([ThemeInput, Overrides], {
-  description: `The overrides (colour name to #rgb or #rrggbb), or what GET /theme returns: { palette, overrides }, of which only the palette colours that differ from the defaults are stored.`,
-});
 
 /** The flat overrides a body means: a returned theme keeps only its palette colours that are not the default. */
 function overridesOf(body: Static<typeof ThemeBody>): Overrides {
@@ -137,4 +113,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default plugin;
+export default {
+  name: 'theme',
+  routes: plugin,
+  settings: [themeSetting],
+} satisfies HubModule;

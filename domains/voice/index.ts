@@ -11,12 +11,14 @@ import { send } from '@fastify/send';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { discardFile, type ReceivedFile, receiveFile } from '../../lib/incoming.ts';
+import { discardFile, type ReceivedFile, readForm } from '../../lib/incoming.ts';
 import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/schemas.ts';
+import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
 import { headerDuration, sniffAudio } from './audio.ts';
 import { clipPath, removeClip, retainClip } from './clips.ts';
+import { voiceCron, voiceTasks } from './jobs.ts';
 import { Transcription, VoiceClip, VoiceSettings } from './schema.ts';
 import { voiceSetting } from './setting.ts';
 import { findClip, listClips } from './store.ts';
@@ -50,31 +52,22 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       if (!request.isMultipart())
         throw hubError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data with a file');
-      let audio: ReceivedFile | null = null;
-      let language: string | null = null;
-      try {
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file') throw hubError('BAD_REQUEST', 'the audio field is named "file"');
-            // Streamed to disk as it arrives: the audio is never held whole in memory.
-            audio = await receiveFile(part.file, {
-              dataDir: config.server.dataDir,
-              maxBytes: config.voice.maxBytes,
-              limitName: 'VOICE_MAX_BYTES',
-              name: part.filename,
-              type: part.mimetype,
-            });
-          } else if (part.fieldname === 'language') {
-            const value = String(part.value).trim();
-            if (value && !languagePattern.test(value)) {
-              throw hubError('BAD_REQUEST', 'language must be a language code such as en or pt-BR');
-            }
-            language = value || null;
-          } else {
-            throw hubError('BAD_REQUEST', `unknown field "${part.fieldname}" (file, language)`);
+      // Streamed to disk as it arrives: the audio is never held whole in memory.
+      const form = await readForm(request.parts(), {
+        dataDir: config.server.dataDir,
+        maxBytes: config.voice.maxBytes,
+        limitName: 'VOICE_MAX_BYTES',
+        fields: ['language'],
+        onField: (_name, value) => {
+          if (value && !languagePattern.test(value)) {
+            throw hubError('BAD_REQUEST', 'language must be a language code such as en or pt-BR');
           }
-        }
-        if (!audio || audio.size === 0) throw hubError('BAD_REQUEST', 'file is required');
+        },
+      });
+      const audio: ReceivedFile = form.file;
+      const language = form.fields.language || null;
+      try {
+        if (audio.size === 0) throw hubError('BAD_REQUEST', 'file is required');
         const type = sniffAudio(audio.head);
         if (!type) {
           throw hubError(
@@ -196,4 +189,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default ownerOnly(plugin);
+export default {
+  name: 'voice',
+  routes: ownerOnly(plugin),
+  tasks: voiceTasks,
+  cron: voiceCron,
+  settings: [voiceSetting],
+} satisfies HubModule;

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../lib/schemas.ts';
+import { defineTask } from '../../worker/contract.ts';
 
 export const VoicePurgePayload = Type.Object({}, { additionalProperties: false });
 
@@ -39,3 +40,9 @@ export const VoiceClip = Type.Object(
 );
 export type VoiceClip = Static<typeof VoiceClip>;
 export type VoiceClipRow = VoiceClip & { file_name: string };
+
+export const voicePurgeTask = defineTask({
+  name: 'voice.purge',
+  payload: VoicePurgePayload,
+  description: 'Deletes retained voice clips older than the retention, file and row',
+});

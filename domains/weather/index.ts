@@ -1,14 +1,16 @@
 // The weather card, from Open-Meteo, cached 15 minutes per place and units.
 //   GET /api/weather   current conditions, today and a 7-day forecast; ?latitude=&longitude= for a card's own place
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
 import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
 import { upstreamFailure } from '../../lib/upstream.ts';
+import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { readSetting } from '../settings/registry.ts';
 import { fetchForecast, type Place, type Weather } from './open-meteo.ts';
+import { WeatherQuery } from './schema.ts';
 import { weatherSetting } from './setting.ts';
 
 const tags = ['dashboard'];
@@ -17,12 +19,6 @@ const notConfigured = JSON.stringify({ configured: false });
 const weatherTtlMs = 15 * 60_000;
 /** How long a read of the `weather` setting is reused: a changed place shows within seconds, not per request. */
 const settingTtlMs = 5_000;
-
-const WeatherQuery = Type.Object({
-  latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
-  longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-  units: Type.Optional(Type.Union([Type.Literal('metric'), Type.Literal('imperial')])),
-});
 
 const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options) => {
   const config = app.config.dashboard;
@@ -97,4 +93,8 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
   );
 };
 
-export default agentAccess(plugin);
+export default {
+  name: 'weather',
+  routes: agentAccess(plugin),
+  settings: [weatherSetting],
+} satisfies HubModule;

@@ -9,6 +9,7 @@ import { dnsMaxAttempts, fetchFailure, setIngestFetchSeams } from '../../domains
 import { capContent } from '../../lib/extract.ts';
 import type { LookupFn } from '../../lib/safe-fetch.ts';
 import { FetchRefusedError, setTestConnectGate } from '../../lib/safe-fetch.ts';
+import { hub } from '../../modules.ts';
 import { startWorker } from '../../plugins/jobs.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { buildTaskList } from '../../worker/tasks.ts';
@@ -331,9 +332,10 @@ t.test('a space deleted before its job ran fails the job for good', async (t) =>
   t.equal((await ta.asOwner({ method: 'DELETE', url: `/api/spaces/${space.id}` })).statusCode, 204);
   t.equal(await captureState(ta, captured.capture_id), undefined, 'its capture went with it');
   // The worker starts only now, on the same database, as after a restart.
+  const deps = { sql: ta.sql, config: ta.config };
   const runner = await startWorker({
     connectionString: ta.db.url,
-    taskList: buildTaskList({ sql: ta.sql, config: ta.config }),
+    taskList: buildTaskList(deps, { tasks: hub.tasks, cron: [] }),
     concurrency: 1,
     log: ta.app.log,
     cron: false,

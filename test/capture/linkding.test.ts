@@ -78,6 +78,16 @@ t.test('LINKDING_* configure the pull; one without the other is refused', async 
     token,
     schedule: '*/15 * * * *',
   });
+  // A syntactically plausible expression the cron parser refuses is refused at start too.
+  t.throws(
+    () =>
+      loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token, LINKDING_SCHEDULE: '*/15 * * 13 *' }),
+    { name: 'ConfigError', message: /^LINKDING_SCHEDULE / },
+  );
+  // Like the other schedules, "off" leaves the pull to be started by hand: no recurring item.
+  const off = loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token, LINKDING_SCHEDULE: 'off' });
+  t.match(off.capture.linkding, { token, schedule: null });
+  t.same(linkdingCron({ sql: undefined as never, config: off }), []);
 });
 
 t.test(
@@ -92,7 +102,7 @@ t.test(
 
     const items = linkdingCron(deps);
     t.same(
-      items.map((item) => [item.id, item.task, item.schedule]),
+      items.map((item) => [item.id, item.task.name, item.schedule]),
       [['linkding.sync', 'linkding.sync', '*/15 * * * *']],
     );
     const due = await runDueItems(deps, items, new Date(2026, 0, 5, 9, 30), {

@@ -5,10 +5,12 @@ import {
   isEntityType,
   upsertableTypes,
 } from '../../domains/entities/registry.ts';
+import { hub } from '../../modules.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import { createAgent, createSpace, testApp } from '../helpers/app.ts';
 
 const owner: Principal = { kind: 'owner', via: 'token' };
+const { entities } = hub;
 
 t.test('the registry applies every write of the six entity types in a transaction', async (t) => {
   const ta = await testApp(t);
@@ -17,7 +19,7 @@ t.test('the registry applies every write of the six entity types in a transactio
   t.ok(isEntityType('source_doc'));
   t.notOk(isEntityType('space'));
   t.notOk(isEntityType(42));
-  t.same(upsertableTypes, ['ref']);
+  t.same(upsertableTypes(entities), ['ref']);
 
   const payloads = {
     page: { space_id: space.id, title: 'p' },
@@ -39,7 +41,7 @@ t.test('the registry applies every write of the six entity types in a transactio
     const created = await applyEntityWrite(
       ta.sql,
       { entity_type: type as keyof typeof payloads, action: 'create', payload },
-      { principal: owner },
+      { principal: owner, entities },
     );
     t.equal(created.entity_id, (created.entity as { id: string }).id, `${type} created`);
     ids[type] = created.entity_id;
@@ -47,14 +49,14 @@ t.test('the registry applies every write of the six entity types in a transactio
   const task = await applyEntityWrite(
     ta.sql,
     { entity_type: 'task', action: 'create', payload: { project_id: ids.project, title: 't' } },
-    { principal: owner },
+    { principal: owner, entities },
   );
   ids.task = task.entity_id;
   for (const [type, patch] of Object.entries(patches)) {
     const updated = await applyEntityWrite(
       ta.sql,
       { entity_type: type as keyof typeof patches, action: 'update', entity_id: ids[type], payload: patch },
-      { principal: owner },
+      { principal: owner, entities },
     );
     t.match(updated.entity, patch, `${type} updated`);
   }
@@ -62,7 +64,7 @@ t.test('the registry applies every write of the six entity types in a transactio
     const deleted = await applyEntityWrite(
       ta.sql,
       { entity_type: type, action: 'delete', entity_id: ids[type] },
-      { principal: owner },
+      { principal: owner, entities },
     );
     t.equal(deleted.entity_id, ids[type], `${type} deleted`);
   }
@@ -75,7 +77,7 @@ t.test('the registry applies every write of the six entity types in a transactio
 t.test('the registry refuses what does not apply, with HTTP-style errors', async (t) => {
   const ta = await testApp(t);
   const space = await createSpace(ta);
-  const ctx = { principal: owner };
+  const ctx = { principal: owner, entities };
   await t.rejects(
     applyEntityWrite(
       ta.sql,
@@ -163,7 +165,7 @@ t.test('a refused write changes nothing', async (t) => {
   const parent = await applyEntityWrite(
     ta.sql,
     { entity_type: 'page', action: 'create', payload: { space_id: space.id, title: 'parent' } },
-    { principal: owner },
+    { principal: owner, entities },
   );
   const child = await applyEntityWrite(
     ta.sql,
@@ -172,7 +174,7 @@ t.test('a refused write changes nothing', async (t) => {
       action: 'create',
       payload: { space_id: space.id, parent_id: parent.entity_id, title: 'c' },
     },
-    { principal: owner },
+    { principal: owner, entities },
   );
   // The rename rides along with a move under the page's own child: the whole patch is refused.
   await t.rejects(
@@ -184,7 +186,7 @@ t.test('a refused write changes nothing', async (t) => {
         entity_id: parent.entity_id,
         payload: { title: 'renamed', parent_id: child.entity_id },
       },
-      { principal: owner },
+      { principal: owner, entities },
     ),
     { statusCode: 409, message: /descendants/ },
   );
@@ -209,14 +211,14 @@ t.test('owner-tier agents write only inside their scope; the context decides', a
     applyEntityWrite(
       ta.sql,
       { entity_type: 'project', action: 'create', payload: { space_id: work.id, name: 'x' } },
-      { principal: scoped },
+      { principal: scoped, entities },
     ),
     { statusCode: 404, code: 'SPACE_NOT_FOUND' },
   );
   const made = await applyEntityWrite(
     ta.sql,
     { entity_type: 'project', action: 'create', payload: { space_id: home.id, name: 'x' } },
-    { principal: scoped },
+    { principal: scoped, entities },
   );
   t.match(made.entity, { space_id: home.id });
 });

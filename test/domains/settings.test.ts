@@ -1,5 +1,5 @@
 import t from 'tap';
-import { settingDefinitions } from '../../domains/settings/registry.ts';
+import { hub } from '../../modules.ts';
 import { createAgent, testApp } from '../helpers/app.ts';
 
 t.test('the owner keeps settings by key', async (t) => {
@@ -118,7 +118,7 @@ t.test('typed settings are closed: an unknown key is refused by name, never stor
   t.equal(glowstick.json().code, 'SETTING_INVALID');
   t.match(glowstick.json().message, /unknown key "glowstick"/);
 
-  for (const definition of settingDefinitions) {
+  for (const definition of hub.settings.values()) {
     t.same(openObjects(definition.schema, definition.key), [], `${definition.key}: every object is closed`);
     const value = definition.defaultValue();
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;

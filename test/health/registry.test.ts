@@ -12,6 +12,7 @@ import type { JobHelpers } from 'graphile-worker';
 import t from 'tap';
 import { checkServices, healthCron, healthTasks } from '../../domains/health/jobs.ts';
 import { alertRequest, alertsSettled, notify } from '../../lib/notify.ts';
+import { hub } from '../../modules.ts';
 import { runDueItems } from '../../worker/cron.ts';
 import { createAgent, testApp } from '../helpers/app.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -359,7 +360,10 @@ t.test('recurring checks honour intervals; old results are removed after the ret
   const before =
     await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
   const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
-  await healthTasks(deps)['health.check']?.({ due: true }, helpers);
+  await healthTasks.find((entry) => entry.task.name === 'health.check')?.executor(deps)(
+    { due: true },
+    helpers,
+  );
   const after =
     await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
   t.equal(
@@ -368,7 +372,10 @@ t.test('recurring checks honour intervals; old results are removed after the ret
     'not checked again before its interval, and the old result pruned',
   );
   await ta.sql`update monitored_services set checked_at = now() - interval '61 seconds' where id = ${fridge.id}`;
-  await healthTasks(deps)['health.check']?.({ due: true }, helpers);
+  await healthTasks.find((entry) => entry.task.name === 'health.check')?.executor(deps)(
+    { due: true },
+    helpers,
+  );
   const again =
     await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
   t.equal(again[0].count, after[0].count + 1, 'checked once its interval has passed');
@@ -415,11 +422,16 @@ t.test('metrics: the owner or METRICS_TOKEN, Prometheus text', async (t) => {
 });
 
 t.test('the service_health and list_devices tools', async (t) => {
-  const { toolsByName } = await import('../../domains/mcp/tools.ts');
+  const { toolsByName } = hub;
   const principal = { kind: 'owner', via: 'token' } as const;
-  const health = (await toolsByName
-    .get('service_health')
-    ?.call({ category: 'Home' }, { sql: ta.sql, principal, spaceContext: null })) as {
+  const ctx = {
+    sql: ta.sql,
+    env: { entities: hub.entities },
+    actions: hub.actions,
+    principal,
+    spaceContext: null,
+  };
+  const health = (await toolsByName.get('service_health')?.call({ category: 'Home' }, ctx)) as {
     groups: { category: string; services: { name: string; state: string }[] }[];
   };
   t.same(
@@ -427,9 +439,7 @@ t.test('the service_health and list_devices tools', async (t) => {
     ['Home'],
   );
   t.equal(health.groups[0].services[0].state, 'up');
-  const devices = (await toolsByName
-    .get('list_devices')
-    ?.call({ q: '02:00' }, { sql: ta.sql, principal, spaceContext: null })) as {
+  const devices = (await toolsByName.get('list_devices')?.call({ q: '02:00' }, ctx)) as {
     total: number;
   };
   t.equal(devices.total, 1);

@@ -9,7 +9,7 @@ import type { TaskList } from 'graphile-worker';
 import postgres, { type Sql } from 'postgres';
 import { buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config/index.ts';
-import { createSql, type DbLogger, endSql } from '../../plugins/db.ts';
+import { createSql, type DbLogger, endSql } from '../../lib/db.ts';
 import { readClusterState, withDatabase } from './cluster.ts';
 
 export const ownerToken = 'owner-test-token-0123456789abcdef';

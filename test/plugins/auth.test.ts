@@ -1,4 +1,4 @@
-// The auth hierarchy (DESIGN.md section 5) through the real app: the owner bearer token, agent tokens and their
+// The auth hierarchy (README, "Access") through the real app: the owner bearer token, agent tokens and their
 // lifecycle, soft auth on mixed routes, the per-agent rate limit and access contexts (owner-only by default).
 // Agent management is tested with its domain (test/domains/agents.test.ts), the throttling of guesses in
 // test/plugins/guessing.test.ts.
@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import t from 'tap';
 import { findTokenOwner } from '../../domains/agents/store.ts';
-import { failureCounter } from '../../domains/sessions/index.ts';
+import { failureCounter } from '../../domains/sessions/credentials.ts';
 import auth, { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import errors from '../../plugins/errors.ts';
 import { createAgent, ownerToken, testApp } from '../helpers/app.ts';

@@ -5,7 +5,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import t from 'tap';
-import { listMigrations, migrate } from '../../lib/migrate.ts';
 import {
   createSql,
   cutConnections,
@@ -13,7 +12,8 @@ import {
   resumeConnections,
   type Sql,
   watchDatabase,
-} from '../../plugins/db.ts';
+} from '../../lib/db.ts';
+import { listMigrations, migrate } from '../../lib/migrate.ts';
 import errors, { mapDatabaseError } from '../../plugins/errors.ts';
 import { testApp, testDatabase } from '../helpers/app.ts';
 import { readClusterState, withDatabase } from '../helpers/cluster.ts';

@@ -8,7 +8,7 @@ import type { Db, Sql } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
 import { type CaptureTask, captureOrigin, taskFor } from './routing.ts';
-import type { CaptureAccepted, IngestPayload } from './schema.ts';
+import { type CaptureAccepted, type IngestPayload, ingestUrlTask, ingestVideoTask } from './schema.ts';
 import { type CaptureRow, findCaptureByKey, insertCapture, setCaptureJob, spaceExists } from './store.ts';
 
 export interface CaptureRequest {
@@ -67,7 +67,7 @@ export async function captureIn(
     ...(request.tags?.length ? { tags: request.tags } : {}),
     captured_at: row.created_at.toISOString(),
   };
-  const job = await enqueue(tx, task, payload, {
+  const job = await enqueue(tx, task === 'ingest.video' ? ingestVideoTask : ingestUrlTask, payload, {
     jobKey: `capture:${row.id}`,
     maxAttempts: config.ingest.maxAttempts,
   });

@@ -4,9 +4,9 @@
 import { hubError } from '../../lib/errors.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
-import { actionTasks, type TaskDeclaration, type TaskName, taskCatalogue } from '../../worker/catalogue.ts';
+import type { RunnableAction } from '../../worker/contract.ts';
 import { enqueue, payloadProblem } from '../../worker/enqueue.ts';
-import { actorOf, insertAuditEntry } from '../audit/store.ts';
+import { actorOf, insertAuditEntry } from '../audit/trail.ts';
 import type { PendingAction, RunAction } from './schema.ts';
 import {
   claimPendingAction,
@@ -17,35 +17,48 @@ import {
   reopenPendingAction,
 } from './store.ts';
 
+/** The names of the runnable actions, for messages and docs. */
+export function actionNames(actions: readonly RunnableAction[]): string[] {
+  return actions.map((action) => action.task.name);
+}
+
 /** The task and payload an action names; 400 for a task that is not actionable or params that do not fit. */
-export function actionPayload(body: RunAction): { task: TaskName; payload: Record<string, unknown> } {
-  const task = actionTasks.find((name) => name === body.action);
-  if (!task) {
+export function actionPayload(
+  actions: readonly RunnableAction[],
+  body: RunAction,
+): { action: RunnableAction; payload: Record<string, unknown> } {
+  const action = actions.find((candidate) => candidate.task.name === body.action);
+  if (!action) {
     throw hubError(
       'NOT_AN_ACTION',
-      `"${body.action}" is not an action; actions: ${actionTasks.join(', ') || 'none yet'}`,
+      `"${body.action}" is not an action; actions: ${actionNames(actions).join(', ') || 'none yet'}`,
     );
   }
-  const defaults = (taskCatalogue[task] as TaskDeclaration).actionDefaults ?? {};
-  const payload = { ...defaults, ...body.params };
-  const problem = payloadProblem(task, payload);
+  const payload = { ...action.defaults, ...body.params };
+  const problem = payloadProblem(action.task, payload);
   if (problem) throw hubError('VALIDATION_FAILED', `params: ${problem}`);
-  return { task, payload };
+  return { action, payload };
 }
 
 export type ActionOutcome =
-  | { started: true; job_id: string; task: TaskName }
+  | { started: true; job_id: string; task: string }
   | { started: false; action: PendingAction };
 
-export async function runAction(sql: Sql, principal: Principal, body: RunAction): Promise<ActionOutcome> {
-  const { task, payload } = actionPayload(body);
+export async function runAction(
+  sql: Sql,
+  actions: readonly RunnableAction[],
+  principal: Principal,
+  body: RunAction,
+): Promise<ActionOutcome> {
+  const { action, payload } = actionPayload(actions, body);
+  const task = action.task.name;
   if (principal.kind === 'agent') {
     return {
       started: false,
       action: await insertPendingAction(sql, { action: task, params: payload, agent_id: principal.agentId }),
     };
   }
-  const job = await enqueue(sql, task, payload as never);
+  const job = await enqueue(sql, action.task, payload);
   return { started: true, job_id: job.id, task };
 }
 
@@ -56,7 +69,12 @@ const audited = (action: PendingAction) => ({
 });
 
 /** Approves once: the claim is one conditional update; a failure to enqueue reopens it with the error. */
-export async function approveAction(sql: Sql, id: string, principal: Principal): Promise<PendingAction> {
+export async function approveAction(
+  sql: Sql,
+  actions: readonly RunnableAction[],
+  id: string,
+  principal: Principal,
+): Promise<PendingAction> {
   const claimed = await claimPendingAction(sql, id);
   if (!claimed) {
     const current = await findPendingAction(sql, id);
@@ -66,8 +84,8 @@ export async function approveAction(sql: Sql, id: string, principal: Principal):
   const actor = actorOf(principal);
   try {
     return await sql.begin(async (tx) => {
-      const { task, payload } = actionPayload({ action: claimed.action, params: claimed.params });
-      const job = await enqueue(tx, task, payload as never);
+      const { action, payload } = actionPayload(actions, { action: claimed.action, params: claimed.params });
+      const job = await enqueue(tx, action.task, payload);
       const approved = await markApproved(tx, id, job.id, actor);
       await insertAuditEntry(tx, {
         ...audited(claimed),
