@@ -109,6 +109,8 @@ const catalogue = {
   PENDING_QUOTA: entry(429, detail),
   PENDING_FILE_MISSING: entry(404, detail),
   PENDING_FILE_CHANGED: entry(409, detail),
+  PENDING_CHANGE_STALE: entry(409, detail),
+  VERSION_CHANGED: entry(412, detail),
   NOT_UPSERTABLE: entry(422, detail),
   UNKNOWN_ENTITY_TYPE: entry(400, (type: string) => `unknown entity type: ${type}`),
   UNKNOWN_ACTION: entry(400, (action: string) => `unknown action: ${action}`),

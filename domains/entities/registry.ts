@@ -1,7 +1,8 @@
 // The one registry of entity writes. REST routes (through write.ts) and the pending-change applier both apply
 // writes here, so an approved change does exactly what the owner's own request would: same schema check, same
 // handler, one transaction.
-import { hubError } from '../../lib/errors.ts';
+import { HubError, hubError } from '../../lib/errors.ts';
+import { type IfMatch, ifMatchAllows } from '../../lib/etag.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { captureHandler, uploadHandler } from '../capture/entity.ts';
@@ -12,6 +13,7 @@ import { resourceHandler } from '../resources/entity.ts';
 import { sourceDocHandler } from '../source-docs/entity.ts';
 import { taskHandler } from '../tasks/entity.ts';
 import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.ts';
+import { entityVersion, isVersioned, versionBeforeThisTransaction } from './store.ts';
 
 export type { WriteContext, WriteFile } from './handler.ts';
 
@@ -47,6 +49,8 @@ export interface EntityWrite {
   payload?: unknown;
   /** The file an upload carries, on disk (never in the payload). */
   file?: WriteFile;
+  /** An update applies only to these versions of its target (If-Match, or the version a proposal was made against). */
+  if_match?: IfMatch;
 }
 
 export interface WriteResult {
@@ -55,6 +59,8 @@ export interface WriteResult {
   entity: Entity;
   /** Whether a row was created (create, or an upsert that inserted). */
   created: boolean;
+  /** The entity's version after the write (entities that have versions; not after a delete). */
+  version?: number;
 }
 
 const handlers: Record<ChangeType, EntityHandler> = {
@@ -97,11 +103,12 @@ export async function applyEntityWriteIn(
   switch (write.action) {
     case 'create': {
       const entity = await handler.create(tx, write.payload, ctx);
-      return { entity_id: entity.id, entity, created: true };
+      return withVersion(tx, write, { entity_id: entity.id, entity, created: true });
     }
     case 'update': {
       const entity = await handler.update(tx, targetId(write), write.payload, ctx);
-      return { entity_id: entity.id, entity, created: false };
+      if (write.if_match) await assertUnchangedSince(tx, write, entity.id, write.if_match);
+      return withVersion(tx, write, { entity_id: entity.id, entity, created: false });
     }
     case 'delete': {
       const entity = await handler.delete(tx, targetId(write), ctx);
@@ -115,11 +122,40 @@ export async function applyEntityWriteIn(
         );
       }
       const { entity, created } = await handler.upsert(tx, write.payload, ctx);
-      return { entity_id: entity.id, entity, created };
+      return withVersion(tx, write, { entity_id: entity.id, entity, created });
     }
     default:
       throw hubError('UNKNOWN_ACTION', String(write.action));
   }
+}
+
+/**
+ * Refuses an update made against a version the target no longer had when this write locked it (412
+ * VERSION_CHANGED with `current_version`). Checked after the handler, which holds the row lock by then: the version
+ * it had before this transaction raised it is the one the write really replaced, and a concurrent write that
+ * committed first is seen. Checking here, not per handler, keeps every entity's lock order as it is.
+ */
+async function assertUnchangedSince(
+  tx: Db,
+  write: EntityWrite,
+  id: string,
+  condition: IfMatch,
+): Promise<void> {
+  if (!isVersioned(write.entity_type)) return;
+  const replaced = await versionBeforeThisTransaction(tx, write.entity_type, id);
+  if (replaced === undefined || ifMatchAllows(condition, replaced)) return;
+  const expected = condition.any ? 'any' : condition.versions.join(', ') || 'none';
+  throw new HubError(
+    'VERSION_CHANGED',
+    `the ${write.entity_type.replace(/_/g, ' ')} changed: it is at version ${replaced}, the write was made against ${expected}`,
+    { current_version: replaced },
+  );
+}
+
+async function withVersion(tx: Db, write: EntityWrite, result: WriteResult): Promise<WriteResult> {
+  if (!isVersioned(write.entity_type)) return result;
+  const version = await entityVersion(tx, write.entity_type, result.entity_id);
+  return version === undefined ? result : { ...result, version };
 }
 
 /** Applies one create, update, delete or upsert in its own transaction. Errors carry an HTTP statusCode. */
