@@ -21,6 +21,7 @@ import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
+import pageHistory from './domains/page-history/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
@@ -150,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(capture);
       await api.register(jobRecords);
       await api.register(pages);
+      await api.register(pageHistory);
       await api.register(projects);
       await api.register(tasks);
       await api.register(refs);

@@ -110,6 +110,7 @@ const catalogue = {
   PENDING_FILE_MISSING: entry(404, detail),
   PENDING_FILE_CHANGED: entry(409, detail),
   PENDING_CHANGE_STALE: entry(409, detail),
+  PAGE_VERSION_NOT_FOUND: notFound('page version'),
   VERSION_CHANGED: entry(412, detail),
   NOT_UPSERTABLE: entry(422, detail),
   UNKNOWN_ENTITY_TYPE: entry(400, (type: string) => `unknown entity type: ${type}`),

@@ -300,6 +300,7 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   RANGE_NOT_SATISFIABLE: 'test/voice.test.ts',
   VERSION_CHANGED: 'test/domains/entities/versions.test.ts',
   PENDING_CHANGE_STALE: 'test/domains/entities/versions.test.ts',
+  PAGE_VERSION_NOT_FOUND: 'test/domains/page-history/history.test.ts',
   ICON_EXISTS: 'test/icons/sets.test.ts',
   SIGNATURE_INVALID: 'test/capture/webhook.test.ts',
   UNKNOWN_SERVICE: 'test/capture/webhook.test.ts',

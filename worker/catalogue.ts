@@ -6,6 +6,7 @@ import type { Static, TSchema } from 'typebox';
 import { IngestPayload, LinkdingSyncPayload } from '../domains/capture/schema.ts';
 import { ScanPayload } from '../domains/devices/schema.ts';
 import { DiscoverPayload, HealthCheckPayload } from '../domains/health/schema.ts';
+import { PageHistoryPurgePayload } from '../domains/page-history/schema.ts';
 import { SpeedtestRunPayload } from '../domains/speedtest/schema.ts';
 import { VoicePurgePayload } from '../domains/voice/schema.ts';
 
@@ -41,6 +42,11 @@ export const taskCatalogue = {
   'voice.purge': {
     payload: VoicePurgePayload,
     description: 'Deletes retained voice clips older than the retention, file and row',
+  },
+  'page_history.purge': {
+    payload: PageHistoryPurgePayload,
+    description:
+      "Deletes page versions older than the page_history retention, keeping each page's newest ones",
   },
   'linkding.sync': {
     payload: LinkdingSyncPayload,

@@ -7,6 +7,7 @@ import { captureTasks } from '../domains/capture/jobs.ts';
 import { linkdingCron } from '../domains/capture/linkding.ts';
 import { devicesCron, devicesTasks } from '../domains/devices/jobs.ts';
 import { healthCron, healthTasks } from '../domains/health/jobs.ts';
+import { pageHistoryCron, pageHistoryTasks } from '../domains/page-history/jobs.ts';
 import { speedtestCron, speedtestTasks } from '../domains/speedtest/jobs.ts';
 import { voiceCron, voiceTasks } from '../domains/voice/jobs.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
@@ -29,8 +30,22 @@ export type Executors = { [Name in TaskName]?: Executor<Name> };
 /** A domain's executors, built from the shared dependencies. */
 export type DomainTasks = (deps: JobDeps) => Executors;
 
-const domainTasks: DomainTasks[] = [captureTasks, speedtestTasks, voiceTasks, devicesTasks, healthTasks];
-const domainCron: DomainCron[] = [linkdingCron, speedtestCron, voiceCron, devicesCron, healthCron];
+const domainTasks: DomainTasks[] = [
+  captureTasks,
+  speedtestTasks,
+  voiceTasks,
+  devicesTasks,
+  healthTasks,
+  pageHistoryTasks,
+];
+const domainCron: DomainCron[] = [
+  linkdingCron,
+  speedtestCron,
+  voiceCron,
+  devicesCron,
+  healthCron,
+  pageHistoryCron,
+];
 
 /** Every recurring item the domains contribute. */
 export function cronItems(deps: JobDeps): CronItem[] {

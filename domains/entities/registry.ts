@@ -13,7 +13,13 @@ import { resourceHandler } from '../resources/entity.ts';
 import { sourceDocHandler } from '../source-docs/entity.ts';
 import { taskHandler } from '../tasks/entity.ts';
 import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.ts';
-import { entityVersion, isVersioned, versionBeforeThisTransaction } from './store.ts';
+import {
+  entityVersion,
+  isVersioned,
+  setWriteAuthor,
+  versionBeforeThisTransaction,
+  type WriteAuthor,
+} from './store.ts';
 
 export type { WriteContext, WriteFile } from './handler.ts';
 
@@ -100,6 +106,7 @@ export async function applyEntityWriteIn(
     throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
   }
   const handler = handlers[write.entity_type];
+  await setWriteAuthor(tx, authorOf(ctx));
   switch (write.action) {
     case 'create': {
       const entity = await handler.create(tx, write.payload, ctx);
@@ -127,6 +134,13 @@ export async function applyEntityWriteIn(
     default:
       throw hubError('UNKNOWN_ACTION', String(write.action));
   }
+}
+
+function authorOf(ctx: WriteContext): WriteAuthor {
+  if (ctx.approval) return { kind: 'approval', ...ctx.approval };
+  return ctx.principal.kind === 'agent'
+    ? { kind: 'agent', agent_id: ctx.principal.agentId }
+    : { kind: 'owner' };
 }
 
 /**

@@ -52,3 +52,14 @@ export async function entityFields(
     from ${sql(tables[type])} t where t.id = ${id}`;
   return row;
 }
+
+/** Who writes in this transaction, as the page-history trigger (sql/0026) records it. */
+export type WriteAuthor =
+  | { kind: 'owner' }
+  | { kind: 'agent'; agent_id: string }
+  | { kind: 'approval'; agent_id: string | null; pending_change_id: string };
+
+/** Names the writer for the rest of the transaction (a transaction-local setting). */
+export async function setWriteAuthor(sql: Db, author: WriteAuthor): Promise<void> {
+  await sql`select set_config('hub.write_author', ${JSON.stringify(author)}, true)`;
+}

@@ -69,3 +69,28 @@ export async function changesSince(
   });
   return { proposed_against_version: proposed.version, current_version: now.version, changes };
 }
+
+/** What approving an update would change in a text field: the unified diff from the current text. */
+export interface ProposedDiff {
+  field: string;
+  diff: string;
+}
+
+/** For an update: the diff of each text field it sets against the target's current text. */
+export async function proposedDiffs(
+  sql: Db,
+  type: string,
+  id: string,
+  payload: Record<string, unknown> | null,
+): Promise<ProposedDiff[]> {
+  if (!isVersioned(type) || !payload) return [];
+  const texts = Object.keys(payload).filter((field) => typeof payload[field] === 'string');
+  const now = await entityFields(sql, type, id, texts);
+  if (!now) return [];
+  return texts.flatMap((field) => {
+    const current = now.fields[field];
+    if (typeof current !== 'string') return [];
+    const proposed = payload[field] as string;
+    return [{ field, diff: unifiedDiff(current, proposed, `${field} (current)`, `${field} (proposed)`) }];
+  });
+}

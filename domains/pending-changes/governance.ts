@@ -252,7 +252,11 @@ export async function approveChange(
         throw hubError('NOT_PENDING', 'the change was claimed by another approval');
       const staleness = force ? undefined : await stalenessOf(tx, claimed);
       if (staleness) throw staleError(claimed, staleness);
-      const result = await applyEntityWriteIn(tx, writeOf(claimed, config, force), { principal, config });
+      const result = await applyEntityWriteIn(tx, writeOf(claimed, config, force), {
+        principal,
+        config,
+        approval: { pending_change_id: id, agent_id: claimed.agent_id },
+      });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
         ...audited,

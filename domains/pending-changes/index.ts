@@ -15,6 +15,7 @@ import { HubError, hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
+import { proposedDiffs } from '../entities/versions.ts';
 import { pendingFilePath, sweepPendingFiles } from './files.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
@@ -95,7 +96,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const change = await findPendingChange(app.sql, request.params.id);
       if (!change) throw hubError('PENDING_CHANGE_NOT_FOUND');
-      return change;
+      if (change.action !== 'update' || !change.entity_id) return change;
+      return {
+        ...change,
+        diff: await proposedDiffs(app.sql, change.entity_type, change.entity_id, change.payload),
+      };
     },
   );
 

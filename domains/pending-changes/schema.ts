@@ -47,6 +47,13 @@ export const PendingChange = Type.Object(
     target_before: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
       description: 'the fields the change sets, as the target had them when proposed',
     }),
+    diff: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), diff: Type.String() }), {
+        description:
+          'an update read on its own: for each text field it sets, the unified diff from the current text to the ' +
+          'proposed one',
+      }),
+    ),
     status: StatusSchema,
     error: Type.Union([Type.String(), Type.Null()], { description: 'why the last approval failed' }),
     result_entity_id: Type.Union([Uuid, Type.Null()]),

@@ -10,6 +10,7 @@ import type { Db } from '../../plugins/db.ts';
 import { assistantSetting } from '../assistant/setting.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { healthRetentionSetting } from '../health/setting.ts';
+import { pageHistorySetting } from '../page-history/setting.ts';
 import { pendingQuotaSetting } from '../pending-changes/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
@@ -26,6 +27,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   dashboardSetting,
   assistantSetting,
   pendingQuotaSetting,
+  pageHistorySetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));

@@ -170,7 +170,7 @@ t.test('settings: ETag on read, 412 on a stale PUT with the current value', asyn
 t.test(
   'a proposal the owner overtook: 409 PENDING_CHANGE_STALE with both versions and a diff; force applies',
   async (t) => {
-      const home = await createSpace(ta);
+    const home = await createSpace(ta);
     const suggester = await createAgent(ta, { tier: 'suggest', space_id: home.id });
     const page = await owned(ta, '/api/pages', {
       space_id: home.id,
