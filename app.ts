@@ -41,6 +41,7 @@ import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
+import trash from './domains/trash/index.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { CardBus, cardChangesChannel } from './lib/card-bus.ts';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(jobRecords);
       await api.register(pages);
       await api.register(pageHistory);
+      await api.register(trash);
       await api.register(projects);
       await api.register(tasks);
       await api.register(refs);

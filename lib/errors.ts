@@ -111,6 +111,8 @@ const catalogue = {
   PENDING_FILE_CHANGED: entry(409, detail),
   PENDING_CHANGE_STALE: entry(409, detail),
   PAGE_VERSION_NOT_FOUND: notFound('page version'),
+  TRASH_ITEM_NOT_FOUND: notFound('trash item'),
+  TRASH_SPACE_GONE: entry(409, detail),
   VERSION_CHANGED: entry(412, detail),
   NOT_UPSERTABLE: entry(422, detail),
   UNKNOWN_ENTITY_TYPE: entry(400, (type: string) => `unknown entity type: ${type}`),

@@ -301,6 +301,8 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   VERSION_CHANGED: 'test/domains/entities/versions.test.ts',
   PENDING_CHANGE_STALE: 'test/domains/entities/versions.test.ts',
   PAGE_VERSION_NOT_FOUND: 'test/domains/page-history/history.test.ts',
+  TRASH_ITEM_NOT_FOUND: 'test/domains/trash/trash.test.ts',
+  TRASH_SPACE_GONE: 'test/domains/trash/trash.test.ts',
   ICON_EXISTS: 'test/icons/sets.test.ts',
   SIGNATURE_INVALID: 'test/capture/webhook.test.ts',
   UNKNOWN_SERVICE: 'test/capture/webhook.test.ts',

@@ -8,6 +8,7 @@ import { ScanPayload } from '../domains/devices/schema.ts';
 import { DiscoverPayload, HealthCheckPayload } from '../domains/health/schema.ts';
 import { PageHistoryPurgePayload } from '../domains/page-history/schema.ts';
 import { SpeedtestRunPayload } from '../domains/speedtest/schema.ts';
+import { TrashPurgePayload } from '../domains/trash/schema.ts';
 import { VoicePurgePayload } from '../domains/voice/schema.ts';
 
 export interface TaskDeclaration {
@@ -47,6 +48,10 @@ export const taskCatalogue = {
     payload: PageHistoryPurgePayload,
     description:
       "Deletes page versions older than the page_history retention, keeping each page's newest ones",
+  },
+  'trash.purge': {
+    payload: TrashPurgePayload,
+    description: 'Deletes for good the trash items deleted longer ago than the trash retention',
   },
   'linkding.sync': {
     payload: LinkdingSyncPayload,

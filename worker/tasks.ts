@@ -9,6 +9,7 @@ import { devicesCron, devicesTasks } from '../domains/devices/jobs.ts';
 import { healthCron, healthTasks } from '../domains/health/jobs.ts';
 import { pageHistoryCron, pageHistoryTasks } from '../domains/page-history/jobs.ts';
 import { speedtestCron, speedtestTasks } from '../domains/speedtest/jobs.ts';
+import { trashCron, trashTasks } from '../domains/trash/jobs.ts';
 import { voiceCron, voiceTasks } from '../domains/voice/jobs.ts';
 import { type TaskName, type TaskPayload, taskNames } from './catalogue.ts';
 import { type CronItem, cronTick, cronTickTask, type DomainCron } from './cron.ts';
@@ -37,6 +38,7 @@ const domainTasks: DomainTasks[] = [
   devicesTasks,
   healthTasks,
   pageHistoryTasks,
+  trashTasks,
 ];
 const domainCron: DomainCron[] = [
   linkdingCron,
@@ -45,6 +47,7 @@ const domainCron: DomainCron[] = [
   devicesCron,
   healthCron,
   pageHistoryCron,
+  trashCron,
 ];
 
 /** Every recurring item the domains contribute. */

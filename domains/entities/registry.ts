@@ -12,6 +12,7 @@ import { refHandler } from '../refs/entity.ts';
 import { resourceHandler } from '../resources/entity.ts';
 import { sourceDocHandler } from '../source-docs/entity.ts';
 import { taskHandler } from '../tasks/entity.ts';
+import { isTrashable, moveToTrash } from '../trash/trash.ts';
 import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.ts';
 import {
   entityVersion,
@@ -118,7 +119,17 @@ export async function applyEntityWriteIn(
       return withVersion(tx, write, { entity_id: entity.id, entity, created: false });
     }
     case 'delete': {
-      const entity = await handler.delete(tx, targetId(write), ctx);
+      const id = targetId(write);
+      // What the delete takes along is kept in the trash first (a rehearsal's copy rolls back with it).
+      if (isTrashable(write.entity_type)) {
+        const author = authorOf(ctx);
+        await moveToTrash(tx, write.entity_type, id, {
+          principal: ctx.principal,
+          author,
+          audited: author.kind === 'owner',
+        });
+      }
+      const entity = await handler.delete(tx, id, ctx);
       return { entity_id: entity.id, entity, created: false };
     }
     case 'upsert': {

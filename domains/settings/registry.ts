@@ -14,6 +14,7 @@ import { pageHistorySetting } from '../page-history/setting.ts';
 import { pendingQuotaSetting } from '../pending-changes/setting.ts';
 import { speedtestSetting } from '../speedtest/setting.ts';
 import { themeSetting } from '../theme/setting.ts';
+import { trashSetting } from '../trash/setting.ts';
 import { voiceSetting } from '../voice/setting.ts';
 import { weatherSetting } from '../weather/setting.ts';
 import { deleteSetting, getSetting, initSetting, putSetting, type SettingRow } from './store.ts';
@@ -28,6 +29,7 @@ export const settingDefinitions: readonly SettingDefinition[] = [
   assistantSetting,
   pendingQuotaSetting,
   pageHistorySetting,
+  trashSetting,
 ];
 
 const byKey = new Map(settingDefinitions.map((definition) => [definition.key, definition]));

@@ -77,7 +77,7 @@ t.test(
       payload: { reason: 'not now' },
     });
     const failingId = await propose('Failing');
-    await ta.sql`update pending_changes set payload = ${ta.sql.json({ name: 'Failing' })} where id = ${failingId}`;
+    await ta.sql`update pending_changes set payload = ${ta.sql.json({ name: 'Failing', space_id: 'nowhere' })} where id = ${failingId}`;
     const failed = await ta.asOwner({ method: 'POST', url: `/api/pending-changes/${failingId}/approve` });
     t.equal(failed.statusCode, 400, 'the stored payload lost its space');
 
