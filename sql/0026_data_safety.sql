@@ -17,29 +17,18 @@ begin
   return new;
 end $$;
 
-alter table pages add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table projects add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table tasks add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table refs add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table resources add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table source_docs add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-alter table app_settings add column version integer not null default 1,
-  add column version_xact xid8 default pg_current_xact_id();
-
-create trigger pages_version before update on pages for each row execute function raise_row_version();
-create trigger projects_version before update on projects for each row execute function raise_row_version();
-create trigger tasks_version before update on tasks for each row execute function raise_row_version();
-create trigger refs_version before update on refs for each row execute function raise_row_version();
-create trigger resources_version before update on resources for each row execute function raise_row_version();
-create trigger source_docs_version before update on source_docs for each row execute function raise_row_version();
-create trigger app_settings_version before update on app_settings
-  for each row execute function raise_row_version();
+do $$
+declare
+  versioned text;
+begin
+  foreach versioned in array array['pages', 'projects', 'tasks', 'refs', 'resources', 'source_docs', 'app_settings']
+  loop
+    execute format('alter table %I add column version integer not null default 1, '
+                   'add column version_xact xid8 default pg_current_xact_id()', versioned);
+    execute format('create trigger %I before update on %I for each row execute function raise_row_version()',
+                   versioned || '_version', versioned);
+  end loop;
+end $$;
 
 -- A proposed update or delete remembers the version of its target and the fields it changes as they were, so an
 -- approval after the owner changed the target is refused (409 PENDING_CHANGE_STALE) with what changed since.
