@@ -1,7 +1,6 @@
 // Strong ETags of versioned rows ("<version>") and the If-Match header read against them (RFC 9110 13.1.1: strong
 // comparison, so a weak tag never matches; `*` matches any current version).
 import { type TSchema, Type } from 'typebox';
-import { ErrorResponse } from './schemas.ts';
 
 export function versionEtag(version: number): string {
   return `"${version}"`;
@@ -36,10 +35,20 @@ export const IfMatchHeaders = Type.Object({
   ),
 });
 
-/** A 412 answer: the error and the entity as it is now (its ETag in the header). */
+/**
+ * A 412 answer: the error (code VERSION_CHANGED; the catalogue is not repeated here, it is written once with the
+ * shared error body) and the entity as it is now, its ETag in the header.
+ */
 export function conflictResponse(entity: TSchema) {
-  return Type.Intersect([
-    ErrorResponse,
-    Type.Object({ current_version: Type.Integer(), current: Type.Union([entity, Type.Null()]) }),
-  ]);
+  return Type.Object(
+    {
+      statusCode: Type.Integer(),
+      code: Type.String(),
+      error: Type.String(),
+      message: Type.String(),
+      current_version: Type.Integer(),
+      current: Type.Union([entity, Type.Null()]),
+    },
+    { additionalProperties: true },
+  );
 }
