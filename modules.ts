@@ -18,6 +18,7 @@ import jobs from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
+import pageHistory from './domains/page-history/index.ts';
 import pages from './domains/pages/index.ts';
 import pendingChanges from './domains/pending-changes/index.ts';
 import projects from './domains/projects/index.ts';
@@ -34,6 +35,7 @@ import speedtest from './domains/speedtest/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import trash from './domains/trash/index.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { gather, type HubModule } from './module.ts';
@@ -47,6 +49,8 @@ export const modules: readonly HubModule[] = [
   capture,
   jobs,
   pages,
+  pageHistory,
+  trash,
   projects,
   tasks,
   refs,

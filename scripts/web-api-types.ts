@@ -23,7 +23,8 @@ export async function openapiDocument(): Promise<string> {
       LOG_LEVEL: 'silent',
     }),
     sql,
-    databaseUrl: 'postgres://unused@127.0.0.1:9/unused',
+    // No URL to watch: a watched database that never answers would turn every request, this one too, into a 503.
+    databaseUrl: '',
     ownerToken: 'x'.repeat(32),
     worker: 'off',
     cron: false,

@@ -21,7 +21,8 @@ type Response = Awaited<ReturnType<TestApp['anon']>>;
 const reserved: Partial<Record<ErrorCode, string>> = {
   FORBIDDEN: 'the generic code of a 403 naming no code; every 403 sent today names one',
   NOT_ACCEPTABLE: 'the generic code of a 406; no route negotiates content',
-  PRECONDITION_FAILED: 'the generic code of a 412; no route takes conditions',
+  PRECONDITION_FAILED:
+    'the generic code of a 412: every conditional write names its own (VERSION_CHANGED ...)',
   UNPROCESSABLE: 'the generic code of a 422 naming no code',
   INTERNAL: 'the answer to a bug: an error nobody catalogued',
   SERVICE_UNAVAILABLE: 'the generic code of a 503 naming no code',
@@ -298,6 +299,11 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
  */
 const elsewhere: Partial<Record<ErrorCode, string>> = {
   RANGE_NOT_SATISFIABLE: 'test/voice.test.ts',
+  VERSION_CHANGED: 'test/domains/entities/versions.test.ts',
+  PENDING_CHANGE_STALE: 'test/domains/entities/versions.test.ts',
+  PAGE_VERSION_NOT_FOUND: 'test/domains/page-history/history.test.ts',
+  TRASH_ITEM_NOT_FOUND: 'test/domains/trash/trash.test.ts',
+  TRASH_SPACE_GONE: 'test/domains/trash/trash.test.ts',
   ICON_EXISTS: 'test/icons/sets.test.ts',
   SIGNATURE_INVALID: 'test/capture/webhook.test.ts',
   UNKNOWN_SERVICE: 'test/capture/webhook.test.ts',

@@ -24,6 +24,8 @@ const withoutBodySchema = new Set([
   'POST /api/jobs/:id/retry',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
+  'POST /api/pages/:id/versions/:n/restore',
+  'POST /api/trash/:id/restore',
   'POST /api/icon-sets', // multipart/form-data (name, file) or JSON { name, url }, described in its description
   'POST /api/icon-sets/:set/icons', // multipart/form-data, streamed
   'POST /api/voice/transcribe', // multipart/form-data (file, language)

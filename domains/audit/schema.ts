@@ -1,7 +1,15 @@
 import { Type } from 'typebox';
 import { PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
 
-export const auditActions = ['approve', 'reject', 'apply_direct'] as const;
+export const auditActions = [
+  'approve',
+  'reject',
+  'apply_direct',
+  'restore_version',
+  'trash',
+  'restore',
+  'purge',
+] as const;
 export const auditOutcomes = ['applied', 'failed', 'rejected'] as const;
 
 export const AuditEntry = Type.Object(

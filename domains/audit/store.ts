@@ -4,9 +4,9 @@ import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
-import type { AuditEntry } from './schema.ts';
+import type { AuditEntry, auditActions } from './schema.ts';
 
-export type AuditAction = 'approve' | 'reject' | 'apply_direct';
+export type AuditAction = (typeof auditActions)[number];
 export type AuditOutcome = 'applied' | 'failed' | 'rejected';
 
 /** A row as the API shows it: the AuditEntry schema's type. */

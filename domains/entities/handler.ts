@@ -34,6 +34,8 @@ export interface WriteContext extends WriteEnv {
    * writes (an upload checks its file's size and type but does not extract the text of a file of up to 25 MB).
    */
   rehearsal?: boolean;
+  /** The write is the owner's approval of this agent's proposal (page history names both). */
+  approval?: { pending_change_id: string; agent_id: string | null };
 }
 
 /** A write's file: where it is and what the owner reviews it by; `head` when it was just received. */

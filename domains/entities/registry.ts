@@ -1,10 +1,19 @@
 // The one registry of entity writes. REST routes (through write.ts) and the pending-change applier both apply
 // writes here, so an approved change does exactly what the owner's own request would: same schema check, same
 // handler, one transaction.
-import { hubError } from '../../lib/errors.ts';
+import { HubError, hubError } from '../../lib/errors.ts';
+import { type IfMatch, ifMatchAllows } from '../../lib/etag.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { isTrashable, moveToTrash } from '../trash/trash.ts';
 import type { Entity, EntityHandlers, WriteContext, WriteFile } from './handler.ts';
+import {
+  entityVersion,
+  isVersioned,
+  setWriteAuthor,
+  versionBeforeThisTransaction,
+  type WriteAuthor,
+} from './store.ts';
 
 export type { WriteContext, WriteEnv, WriteFile } from './handler.ts';
 
@@ -40,6 +49,8 @@ export interface EntityWrite {
   payload?: unknown;
   /** The file an upload carries, on disk (never in the payload). */
   file?: WriteFile;
+  /** An update applies only to these versions of its target (If-Match, or the version a proposal was made against). */
+  if_match?: IfMatch;
 }
 
 export interface WriteResult {
@@ -48,6 +59,8 @@ export interface WriteResult {
   entity: Entity;
   /** Whether a row was created (create, or an upsert that inserted). */
   created: boolean;
+  /** The entity's version after the write (entities that have versions; not after a delete). */
+  version?: number;
 }
 
 /** Entity types whose handler supports `upsert` (by external identity). */
@@ -77,17 +90,29 @@ export async function applyEntityWriteIn(
   }
   const handler = context.entities[write.entity_type];
   if (!handler) throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));
+  await setWriteAuthor(tx, authorOf(ctx));
   switch (write.action) {
     case 'create': {
       const entity = await handler.create(tx, write.payload, ctx);
-      return { entity_id: entity.id, entity, created: true };
+      return withVersion(tx, write, { entity_id: entity.id, entity, created: true });
     }
     case 'update': {
       const entity = await handler.update(tx, targetId(write), write.payload, ctx);
-      return { entity_id: entity.id, entity, created: false };
+      if (write.if_match) await assertUnchangedSince(tx, write, entity.id, write.if_match);
+      return withVersion(tx, write, { entity_id: entity.id, entity, created: false });
     }
     case 'delete': {
-      const entity = await handler.delete(tx, targetId(write), ctx);
+      const id = targetId(write);
+      // What the delete takes along is kept in the trash first (a rehearsal's copy rolls back with it).
+      if (isTrashable(write.entity_type)) {
+        const author = authorOf(ctx);
+        await moveToTrash(tx, write.entity_type, id, {
+          principal: ctx.principal,
+          author,
+          audited: author.kind === 'owner',
+        });
+      }
+      const entity = await handler.delete(tx, id, ctx);
       return { entity_id: entity.id, entity, created: false };
     }
     case 'upsert': {
@@ -98,11 +123,47 @@ export async function applyEntityWriteIn(
         );
       }
       const { entity, created } = await handler.upsert(tx, write.payload, ctx);
-      return { entity_id: entity.id, entity, created };
+      return withVersion(tx, write, { entity_id: entity.id, entity, created });
     }
     default:
       throw hubError('UNKNOWN_ACTION', String(write.action));
   }
+}
+
+function authorOf(ctx: WriteContext): WriteAuthor {
+  if (ctx.approval) return { kind: 'approval', ...ctx.approval };
+  return ctx.principal.kind === 'agent'
+    ? { kind: 'agent', agent_id: ctx.principal.agentId }
+    : { kind: 'owner' };
+}
+
+/**
+ * Refuses an update made against a version the target no longer had when this write locked it (412
+ * VERSION_CHANGED with `current_version`). Checked after the handler, which holds the row lock by then: the version
+ * it had before this transaction raised it is the one the write really replaced, and a concurrent write that
+ * committed first is seen. Checking here, not per handler, keeps every entity's lock order as it is.
+ */
+async function assertUnchangedSince(
+  tx: Db,
+  write: EntityWrite,
+  id: string,
+  condition: IfMatch,
+): Promise<void> {
+  if (!isVersioned(write.entity_type)) return;
+  const replaced = await versionBeforeThisTransaction(tx, write.entity_type, id);
+  if (replaced === undefined || ifMatchAllows(condition, replaced)) return;
+  const expected = condition.any ? 'any' : condition.versions.join(', ') || 'none';
+  throw new HubError(
+    'VERSION_CHANGED',
+    `the ${write.entity_type.replace(/_/g, ' ')} changed: it is at version ${replaced}, the write was made against ${expected}`,
+    { current_version: replaced },
+  );
+}
+
+async function withVersion(tx: Db, write: EntityWrite, result: WriteResult): Promise<WriteResult> {
+  if (!isVersioned(write.entity_type)) return result;
+  const version = await entityVersion(tx, write.entity_type, result.entity_id);
+  return version === undefined ? result : { ...result, version };
 }
 
 /** Applies one create, update, delete or upsert in its own transaction. Errors carry an HTTP statusCode. */

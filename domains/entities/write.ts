@@ -4,6 +4,7 @@
 // direct write is audited), agents only inside their space scope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
+import { versionEtag } from '../../lib/etag.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { applyDirect, proposeChange } from '../pending-changes/governance.ts';
@@ -77,6 +78,7 @@ export async function performWrite(
     return reply.status(202).send({ pending_change_id: outcome.pending_change_id, status: 'pending' });
   }
   if (write.action === 'delete') return reply.status(204).send(null);
+  if (outcome.result.version !== undefined) reply.header('etag', versionEtag(outcome.result.version));
   const shown = await present(outcome.result.entity, principal);
   return reply.status(outcome.result.created ? 201 : 200).send(shown);
 }

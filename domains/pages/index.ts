@@ -82,7 +82,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       get: 'Get a page',
       create: 'Create a page (last among its siblings unless a position is given)',
       update: 'Edit, move (parent_id) or reorder (position) a page',
-      delete: 'Delete a page and its subpages',
+      delete: 'Delete a page and its subpages to the trash',
     },
   });
 };

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TransactionSql } from 'postgres';
 import type { Config } from '../../config/index.ts';
-import { type ErrorCode, hubError } from '../../lib/errors.ts';
+import { type ErrorCode, HubError, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
@@ -17,6 +17,7 @@ import {
   type WriteEnv,
   type WriteResult,
 } from '../entities/registry.ts';
+import { changesSince, type Staleness, targetState } from '../entities/versions.ts';
 import { readSetting } from '../settings/registry.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
 import { keepPendingFile, pendingWriteFile, removePendingFile } from './files.ts';
@@ -120,6 +121,11 @@ export async function proposeChange(
     // made for real here, so the change names a space that exists.
     const previewSpace = spaceOf(preview.entity);
     const spaceId = previewSpace && payload?.space_id === undefined ? await defaultSpaceId(tx) : previewSpace;
+    const targeted = write.action === 'update' || write.action === 'delete';
+    const target =
+      targeted && write.entity_id
+        ? await targetState(tx, write.entity_type, write.entity_id, payload)
+        : undefined;
     const id = randomUUID();
     const change = await insertPendingChange(tx, {
       id,
@@ -130,6 +136,8 @@ export async function proposeChange(
       space_id: spaceId,
       payload,
       file: file ? { name: file.name, type: file.type, size: file.size, sha256: file.sha256 } : null,
+      target_version: target?.version ?? null,
+      target_before: target?.before ?? null,
     });
     if (file && dataDir) await keepPendingFile(dataDir, id, file);
     return change;
@@ -166,16 +174,44 @@ export async function applyDirect(
 
 export type Approval =
   | { ok: true; change: PendingChangeRow; result: WriteResult }
-  | { ok: false; statusCode: number; code: ErrorCode; message: string; change: PendingChangeRow | null };
+  | {
+      ok: false;
+      statusCode: number;
+      code: ErrorCode;
+      message: string;
+      change: PendingChangeRow | null;
+      /** More of the answer (a stale change: the versions and what changed). */
+      extra?: Record<string, unknown>;
+    };
 
-function writeOf(change: PendingChangeRow, config: Config | undefined): EntityWrite {
+function writeOf(change: PendingChangeRow, config: Config | undefined, force: boolean): EntityWrite {
+  const proposedAgainst = change.target_version;
   return {
     entity_type: change.entity_type,
     action: change.action,
     entity_id: change.entity_id ?? undefined,
     payload: change.payload ?? undefined,
     file: change.file ? pendingWriteFile(dataDirOf(config), change) : undefined,
+    // An update applies only to the version it was proposed against, unless the owner forces it.
+    if_match: proposedAgainst === null || force ? undefined : { any: false, versions: [proposedAgainst] },
   };
+}
+
+/** What changed in a change's target since it was proposed (undefined: nothing, or nothing to compare). */
+async function stalenessOf(sql: Db, change: PendingChangeRow): Promise<Staleness | undefined> {
+  if (change.target_version === null || change.entity_id === null) return undefined;
+  const proposed = { version: change.target_version, before: change.target_before ?? {} };
+  return changesSince(sql, change.entity_type, change.entity_id, proposed, change.payload);
+}
+
+function staleError(change: PendingChangeRow, staleness: Staleness): HubError {
+  return new HubError(
+    'PENDING_CHANGE_STALE',
+    `the ${change.entity_type.replace(/_/g, ' ')} changed since the change was proposed (version ` +
+      `${staleness.proposed_against_version}, now ${staleness.current_version}): review what changed, then ` +
+      'approve with { "force": true } or reject it',
+    { ...staleness },
+  );
 }
 
 /**
@@ -189,7 +225,9 @@ export async function approveChange(
   principal: Principal,
   log: FastifyBaseLogger,
   env: WriteEnv,
+  options: { force?: boolean } = {},
 ): Promise<Approval> {
+  const force = options.force === true;
   const claimed = await claimPendingChange(sql, id);
   if (!claimed) {
     const current = await findPendingChange(sql, id);
@@ -222,7 +260,13 @@ export async function approveChange(
     approved = (await sql.begin(async (tx) => {
       if (!(await lockClaimedChange(tx, id)))
         throw hubError('NOT_PENDING', 'the change was claimed by another approval');
-      const result = await applyEntityWriteIn(tx, writeOf(claimed, env.config), { ...env, principal });
+      const staleness = force ? undefined : await stalenessOf(tx, claimed);
+      if (staleness) throw staleError(claimed, staleness);
+      const result = await applyEntityWriteIn(tx, writeOf(claimed, env.config, force), {
+        ...env,
+        principal,
+        approval: { pending_change_id: id, agent_id: claimed.agent_id },
+      });
       const change = await markApplied(tx, id, result.entity_id, actor);
       await insertAuditEntry(tx, {
         ...audited,
@@ -232,8 +276,15 @@ export async function approveChange(
       });
       return { ok: true, change, result };
     })) as Approval;
-  } catch (error) {
+  } catch (caught) {
+    // The target changed between the check and the write (the write's own version check saw it): stale as well.
+    const staleness =
+      caught instanceof HubError && caught.code === 'VERSION_CHANGED'
+        ? await stalenessOf(sql, claimed)
+        : undefined;
+    const error = staleness ? staleError(claimed, staleness) : caught;
     const failure = describeError(error);
+    const extra = error instanceof HubError ? error.extra : undefined;
     if (failure.statusCode >= 500) log.error({ err: error }, 'applying a pending change failed');
     const change = (await sql.begin(async (tx) => {
       const reopened = await reopenPendingChange(tx, id, failure.message);
@@ -245,7 +296,7 @@ export async function approveChange(
       });
       return reopened ?? (await findPendingChange(tx, id)) ?? null;
     })) as PendingChangeRow | null;
-    return { ok: false, ...failure, change };
+    return { ok: false, ...failure, change, ...(extra ? { extra } : {}) };
   }
   if (claimed.file) await removePendingFile(dataDirOf(env.config), id);
   return approved;

@@ -16,11 +16,13 @@ import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
 import { errorBody } from '../../plugins/errors.ts';
+import { proposedDiffs } from '../entities/versions.ts';
 import { writeEnv } from '../entities/write.ts';
 import { pendingFilePath, sweepPendingFiles } from './files.ts';
 import { approveChange, rejectChange } from './governance.ts';
 import {
   ApprovalFailure,
+  ApproveChange,
   PendingChange,
   PendingChangeList,
   PendingChangeQuery,
@@ -98,7 +100,11 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const change = await findPendingChange(app.sql, request.params.id);
       if (!change) throw hubError('PENDING_CHANGE_NOT_FOUND');
-      return change;
+      if (change.action !== 'update' || !change.entity_id) return change;
+      return {
+        ...change,
+        diff: await proposedDiffs(app.sql, change.entity_type, change.entity_id, change.payload),
+      };
     },
   );
 
@@ -150,13 +156,21 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pending-changes/:id/approve',
     {
+      // The body is optional: no body is an approval without force.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags,
         summary: 'Approve a pending change: it is claimed, then applied as if the owner had made it',
         description:
           'A change that fails to apply is reopened (pending, with the error) and the answer carries its status ' +
-          '(400, 404, 409, 422) and the change. A change that is not pending is a 409: it is never applied twice.',
+          '(400, 404, 409, 422) and the change. A change that is not pending is a 409: it is never applied twice. ' +
+          'An update or delete whose target changed since it was proposed is 409 PENDING_CHANGE_STALE with both ' +
+          'versions and, per field, what it was, what it is now and a diff of the text; { "force": true } applies ' +
+          'it anyway.',
         params: IdParams,
+        body: ApproveChange,
         response: {
           200: Type.Ref('PendingChange'),
           ...errors(401, 403),
@@ -174,13 +188,14 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         approver(request),
         request.log,
         writeEnv(app),
+        { force: request.body.force },
       );
       if (approval.ok) return approval.change;
-      const { statusCode, code, message, change } = approval;
-      if (!change || !isFailureCode(statusCode)) throw new HubError(code, message);
+      const { statusCode, code, message, change, extra } = approval;
+      if (!change || !isFailureCode(statusCode)) throw new HubError(code, message, extra);
       return reply
         .status(statusCode)
-        .send({ ...errorBody(statusCode, code, message), pending_change: change });
+        .send({ ...errorBody(statusCode, code, message), ...extra, pending_change: change });
     },
   );
 

@@ -41,6 +41,19 @@ export const PendingChange = Type.Object(
         'replaced by a note of their size. GET /api/pending-changes/:id has it whole.',
     }),
     file: Type.Union([PendingFile, Type.Null()]),
+    target_version: Type.Union([Type.Integer(), Type.Null()], {
+      description: "an update's or delete's target version when proposed (its ETag then)",
+    }),
+    target_before: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description: 'the fields the change sets, as the target had them when proposed',
+    }),
+    diff: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), diff: Type.String() }), {
+        description:
+          'an update read on its own: for each text field it sets, the unified diff from the current text to the ' +
+          'proposed one',
+      }),
+    ),
     status: StatusSchema,
     error: Type.Union([Type.String(), Type.Null()], { description: 'why the last approval failed' }),
     result_entity_id: Type.Union([Uuid, Type.Null()]),
@@ -77,6 +90,17 @@ export const MyPendingChangeQuery = Type.Intersect([
   PageQuery,
   Type.Object({ status: Type.Optional(StatusSchema) }),
 ]);
+
+export const ApproveChange = Type.Object(
+  {
+    force: Type.Optional(
+      Type.Boolean({
+        description: 'apply even when the target changed since the proposal (else 409 PENDING_CHANGE_STALE)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const RejectChange = Type.Object(
   { reason: Type.Optional(Type.String({ maxLength: 2000 })) },

@@ -27,6 +27,9 @@ export interface PendingChangeRow {
   /** Lists cut long payload values (a summary); a change read on its own has them whole. */
   payload_truncated: boolean;
   file: PendingFileInfo | null;
+  /** The version of an update's or delete's target when it was proposed, and the fields it sets as they were. */
+  target_version: number | null;
+  target_before: Record<string, unknown> | null;
   status: PendingStatus;
   error: string | null;
   result_entity_id: string | null;
@@ -47,6 +50,8 @@ export interface NewPendingChange {
   space_id: string | null;
   payload: Record<string, unknown> | null;
   file?: PendingFileInfo | null;
+  target_version?: number | null;
+  target_before?: Record<string, unknown> | null;
 }
 
 const plainColumns = [
@@ -56,6 +61,8 @@ const plainColumns = [
   'action',
   'entity_id',
   'space_id',
+  'target_version',
+  'target_before',
   'status',
   'error',
   'result_entity_id',
@@ -107,10 +114,12 @@ export async function insertPendingChange(sql: Db, change: NewPendingChange): Pr
   const file = change.file;
   const [row] = await sql<PendingChangeRow[]>`
     insert into pending_changes (id, agent_id, entity_type, action, entity_id, space_id, payload,
-                                 file_name, file_type, file_size, file_sha256)
+                                 file_name, file_type, file_size, file_sha256, target_version, target_before)
     values (${change.id ?? randomUUID()}, ${change.agent_id}, ${change.entity_type}, ${change.action}, ${change.entity_id},
             ${change.space_id}, ${change.payload === null ? null : sql.json(change.payload as never)},
-            ${file?.name ?? null}, ${file?.type ?? null}, ${file?.size ?? null}, ${file?.sha256 ?? null})
+            ${file?.name ?? null}, ${file?.type ?? null}, ${file?.size ?? null}, ${file?.sha256 ?? null},
+            ${change.target_version ?? null},
+            ${change.target_before ? sql.json(change.target_before as never) : null})
     returning ${columns(sql)}`;
   return row;
 }

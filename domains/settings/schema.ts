@@ -8,3 +8,5 @@ export const Setting = Type.Object(
   { key: Key, value: Type.Unknown(), updated_at: Timestamp },
   { $id: 'Setting' },
 );
+
+export const KeyValue = Type.Object({ key: Key, value: Type.Unknown() });

@@ -5,10 +5,12 @@ export interface SettingRow {
   key: string;
   value: unknown;
   updated_at: Date;
+  /** Raised by every change (its ETag). */
+  version: number;
 }
 
 export async function listSettings(sql: Db): Promise<SettingRow[]> {
-  return sql<SettingRow[]>`select key, value, updated_at from app_settings order by key`;
+  return sql<SettingRow[]>`select key, value, updated_at, version from app_settings order by key`;
 }
 
 export async function getSetting<T>(sql: Db, key: string): Promise<T | undefined> {
@@ -21,7 +23,15 @@ export async function putSetting(sql: Db, key: string, value: unknown): Promise<
   const [row] = await sql<SettingRow[]>`
     insert into app_settings (key, value) values (${key}, ${JSON.stringify(value)}::text::jsonb)
     on conflict (key) do update set value = excluded.value, updated_at = now()
-    returning key, value, updated_at`;
+    returning key, value, updated_at, version`;
+  return row;
+}
+
+/** A setting with its version; `lock` holds the row until the transaction ends (a conditional write). */
+export async function findSettingRow(sql: Db, key: string, lock = false): Promise<SettingRow | undefined> {
+  const [row] = await sql<SettingRow[]>`
+    select key, value, updated_at, version from app_settings where key = ${key}
+    ${lock ? sql`for update` : sql``}`;
   return row;
 }
 

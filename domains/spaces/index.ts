@@ -11,6 +11,7 @@ import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
+import { moveToTrash } from '../trash/trash.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
 
@@ -99,14 +100,23 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         {
           schema: {
             tags,
-            summary: 'Delete a space; one with content only with cascade=true (the content goes with it)',
+            summary:
+              'Delete a space to the trash; one with content only with cascade=true (the content goes along)',
             params: IdParams,
             querystring: DeleteSpaceQuery,
             response: { 204: NoContent, ...errors(401, 403, 404, 409) },
           },
         },
         async (request, reply) => {
-          const result = await deleteSpace(app.sql, request.params.id, request.query.cascade);
+          const principal = request.principal;
+          if (!principal) throw hubError('UNAUTHORIZED');
+          const result = await deleteSpace(app.sql, request.params.id, request.query.cascade, (tx) =>
+            moveToTrash(tx, 'space', request.params.id, {
+              principal,
+              author: { kind: 'owner' },
+              audited: true,
+            }),
+          );
           if (result === 'missing') throw hubError('SPACE_NOT_FOUND');
           if (result === 'has-content') {
             throw hubError('SPACE_NOT_EMPTY');

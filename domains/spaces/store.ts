@@ -76,11 +76,14 @@ export async function deleteSpace(
   sql: Sql,
   id: string,
   cascade = false,
+  /** Runs in the delete's transaction just before it (the trash keeps what it takes along). */
+  beforeDelete: (tx: Db) => Promise<unknown> = async () => undefined,
 ): Promise<'deleted' | 'missing' | 'has-content'> {
   return sql.begin(async (tx) => {
     const [space] = await tx`select id from spaces where id = ${id} for update`;
     if (!space) return 'missing' as const;
     if (!cascade && (await spaceHasContent(tx, id))) return 'has-content' as const;
+    await beforeDelete(tx);
     await tx`delete from spaces where id = ${id}`;
     return 'deleted' as const;
   });

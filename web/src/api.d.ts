@@ -274,7 +274,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a space; one with content only with cascade=true (the content goes with it) */
+        /** Delete a space to the trash; one with content only with cascade=true (the content goes along) */
         delete: {
             parameters: {
                 query?: {
@@ -398,7 +398,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one setting */
+        /**
+         * Read one setting
+         * @description The ETag header is its version: send it back as If-Match with a PUT.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -430,11 +433,17 @@ export interface paths {
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
-        /** Write one setting */
+        /**
+         * Write one setting
+         * @description With If-Match, a setting changed (or removed) since that ETag is 412 VERSION_CHANGED with the current value; without it the write applies. The answer carries the new ETag.
+         */
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     key: string;
                 };
@@ -460,6 +469,27 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: {
+                                key: string;
+                                value: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -1696,7 +1726,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a page */
+        /**
+         * Get a page
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1727,7 +1760,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a page and its subpages */
+        /** Delete a page and its subpages to the trash */
         delete: {
             parameters: {
                 query?: never;
@@ -1770,11 +1803,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Edit, move (parent_id) or reorder (position) a page */
+        /**
+         * Edit, move (parent_id) or reorder (position) a page
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1821,12 +1860,339 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                space_id: string;
+                                parent_id: string | null;
+                                position: number;
+                                title: string;
+                                /** @description Markdown */
+                                body: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
+        trace?: never;
+    };
+    "/api/pages/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page's versions, newest (the current text) first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["PageVersion"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pages/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of a page, with its text and a diff to the current text */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    n: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PageVersion"] & {
+                            /** @description Markdown */
+                            body: string;
+                            /** @description unified diff from this version to the current text (title and body); empty for the current one */
+                            diff: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pages/{id}/versions/{n}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version: the page takes its title and body again, as a new version
+         * @description The restore is a new version (restored_from: n) written as an owner edit, and is in the audit log. Restoring the text the page already has changes nothing and answers the current version.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    n: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PageVersion"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deleted pages, spaces, projects and references, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    kind?: "page" | "space" | "project" | "ref";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["TrashItem"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trash/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an item with everything its delete took along
+         * @description A page goes back under its parent at its position (the later siblings move down), or last at the top level when its parent is gone. An item whose space is gone is 409 TRASH_SPACE_GONE: restore the space first. Audited.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TrashItem"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trash/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an item from the trash for good */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects": {
@@ -1946,7 +2312,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a project */
+        /**
+         * Get a project
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2020,11 +2389,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a project */
+        /**
+         * Change a project
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2073,6 +2448,24 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: components["schemas"]["Project"] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -2446,7 +2839,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a task */
+        /**
+         * Get a task
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2520,11 +2916,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a task (or move it to another project of the same space) */
+        /**
+         * Change a task (or move it to another project of the same space)
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2572,6 +2974,24 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: components["schemas"]["Task"] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -2698,7 +3118,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a ref */
+        /**
+         * Get a ref
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2772,11 +3195,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a ref */
+        /**
+         * Change a ref
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2824,6 +3253,24 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: components["schemas"]["Ref"] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -3062,7 +3509,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a source document with its content */
+        /**
+         * Get a source document with its content
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3136,11 +3586,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a source document */
+        /**
+         * Change a source document
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -3188,6 +3644,24 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: components["schemas"]["SourceDoc"] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -3318,7 +3792,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a resource */
+        /**
+         * Get a resource
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3392,11 +3869,17 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a resource */
+        /**
+         * Change a resource
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -3448,6 +3931,24 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: components["schemas"]["Resource"] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -4038,7 +4539,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending change: it is claimed, then applied as if the owner had made it
-         * @description A change that fails to apply is reopened (pending, with the error) and the answer carries its status (400, 404, 409, 422) and the change. A change that is not pending is a 409: it is never applied twice.
+         * @description A change that fails to apply is reopened (pending, with the error) and the answer carries its status (400, 404, 409, 422) and the change. A change that is not pending is a 409: it is never applied twice. An update or delete whose target changed since it was proposed is 409 PENDING_CHANGE_STALE with both versions and, per field, what it was, what it is now and a diff of the text; { "force": true } applies it anyway.
          */
         post: {
             parameters: {
@@ -4049,7 +4550,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description apply even when the target changed since the proposal (else 409 PENDING_CHANGE_STALE) */
+                        force?: boolean;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -4209,7 +4717,7 @@ export interface paths {
                     limit?: number;
                     offset?: number;
                     actor?: string;
-                    action?: "approve" | "reject" | "apply_direct";
+                    action?: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge";
                     outcome?: "applied" | "failed" | "rejected";
                     entity_type?: string;
                     entity_id?: string;
@@ -8042,7 +8550,7 @@ export interface paths {
         put?: never;
         /**
          * Run an action
-         * @description Actions: speedtest.run, health.check, discover.lan, devices.scan; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
+         * @description Actions: speedtest.run, devices.scan, health.check, discover.lan; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
          */
         post: {
             parameters: {
@@ -8251,7 +8759,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -8397,6 +8905,51 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        PageVersion: {
+            /** @description the version number, from 1, per page */
+            n: number;
+            title: string;
+            /** @description bytes of title and body */
+            size: number;
+            /** @description who made this version */
+            author: {
+                /**
+                 * @description owner; an agent writing directly; the owner's approval of an agent's proposal; system (before history began)
+                 * @enum {unknown}
+                 */
+                kind: "owner" | "agent" | "approval" | "system";
+                agent_id: string | null;
+                pending_change_id: string | null;
+            };
+            /** @description the version this one restored */
+            restored_from: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the page's text now */
+            current: boolean;
+        };
+        TrashItem: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {unknown} */
+            kind: "page" | "space" | "project" | "ref";
+            /** Format: uuid */
+            entity_id: string;
+            title: string;
+            /** @description the space it was in (a space: itself) */
+            space_id: string | null;
+            /** @description rows kept: the item and everything its delete took along (subpages, tasks, history ...) */
+            row_count: number;
+            deleted_by: {
+                /** @enum {unknown} */
+                kind: "owner" | "agent" | "approval";
+                agent_id?: string | null;
+                /** Format: uuid */
+                pending_change_id?: string;
+            };
+            /** Format: date-time */
+            deleted_at: string;
+        };
         Project: {
             /** Format: uuid */
             id: string;
@@ -8536,6 +9089,17 @@ export interface components {
                 /** @description hex SHA-256 of the bytes */
                 sha256: string;
             } | null;
+            /** @description an update's or delete's target version when proposed (its ETag then) */
+            target_version: number | null;
+            /** @description the fields the change sets, as the target had them when proposed */
+            target_before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description an update read on its own: for each text field it sets, the unified diff from the current text to the proposed one */
+            diff?: {
+                field: string;
+                diff: string;
+            }[];
             /** @enum {unknown} */
             status: "pending" | "applying" | "applied" | "rejected";
             /** @description why the last approval failed */
@@ -8556,7 +9120,7 @@ export interface components {
             /** @description 'owner', 'owner:access:<email>' or the id of the agent that wrote directly */
             actor: string;
             /** @enum {unknown} */
-            action: "approve" | "reject" | "apply_direct";
+            action: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge";
             pending_change_id: string | null;
             entity_type: string | null;
             entity_id: string | null;
@@ -8931,6 +9495,8 @@ export type SchemaCaptureAccepted = components['schemas']['CaptureAccepted'];
 export type SchemaCapture = components['schemas']['Capture'];
 export type SchemaJob = components['schemas']['Job'];
 export type SchemaPage = components['schemas']['Page'];
+export type SchemaPageVersion = components['schemas']['PageVersion'];
+export type SchemaTrashItem = components['schemas']['TrashItem'];
 export type SchemaProject = components['schemas']['Project'];
 export type SchemaTask = components['schemas']['Task'];
 export type SchemaRef = components['schemas']['Ref'];

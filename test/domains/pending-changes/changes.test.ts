@@ -258,7 +258,16 @@ t.test('approval failures reopen the change; reject ends it; nothing applies twi
     select action, outcome from audit_log order by created_at, id`;
   t.same(
     outcomes.map((row) => `${row.action}:${row.outcome}`),
-    ['approve:failed', 'approve:failed', 'reject:rejected', 'approve:failed', 'approve:applied'],
+    // The owner's own deletes (to the trash) are audited too.
+    [
+      'trash:applied',
+      'approve:failed',
+      'approve:failed',
+      'reject:rejected',
+      'approve:failed',
+      'trash:applied',
+      'approve:applied',
+    ],
   );
 });
 

@@ -36,7 +36,7 @@ export function DraftCard({
       const options = { params: { path: { id: change.id } } };
       const decided =
         kind === 'approve'
-          ? await ok(api.POST('/api/pending-changes/{id}/approve', options))
+          ? await ok(api.POST('/api/pending-changes/{id}/approve', { ...options, body: {} }))
           : await ok(api.POST('/api/pending-changes/{id}/reject', { ...options, body: {} }));
       status.value = (decided as PendingChange).status ?? (kind === 'approve' ? 'applied' : 'rejected');
       toast(kind === 'approve' ? 'Approved and applied' : 'Rejected', 'success');
