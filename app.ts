@@ -44,7 +44,7 @@ import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
 import { CardBus, cardChangesChannel } from './lib/card-bus.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
-import { ownerTokenDigest } from './lib/secrets.ts';
+import { ownerTokenDigest, secretLogPaths } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import auth from './plugins/auth.ts';
 import db from './plugins/db.ts';
@@ -77,7 +77,11 @@ export const connectionsCheckingIntervalMs = 1000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    // Secrets never reach the log, whatever object carries them (README, "Integrations").
+    logger:
+      deps.logger && typeof deps.logger === 'object' && !('child' in deps.logger)
+        ? { ...deps.logger, redact: { paths: secretLogPaths, censor: '[redacted]' } }
+        : (deps.logger ?? false),
     trustProxy: deps.config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,

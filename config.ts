@@ -6,6 +6,7 @@ import { parse as parseDotenv } from 'dotenv';
 import ipaddr from 'ipaddr.js';
 import type { AlertFormat } from './lib/notify.ts';
 import { type PrivateAllowList, parsePrivateAllowList } from './lib/safe-fetch.ts';
+import { parseSecretKey } from './lib/secrets.ts';
 import { cronProblem } from './worker/cron.ts';
 
 export class ConfigError extends Error {
@@ -111,6 +112,8 @@ export interface Config {
   dashboard: DashboardConfig;
   /** The assistant's runner; null when ASSISTANT_RUNNER is unset. */
   assistant: AssistantConfig | null;
+  /** HUB_SECRET_KEY: the key of the secrets stored encrypted; null: the one kept in DATA_DIR/secret.key. */
+  secretKey: Buffer | null;
   /** The hub's base URL as a runner on this machine reaches it (HUB_MCP_URL is derived from it); null: the listening address. */
   hubUrl: string | null;
 }
@@ -645,8 +648,22 @@ export function loadConfig(env: Env = environment()): Config {
     discoverySchedule: schedule(env, 'DISCOVERY_SCHEDULE', null),
     dashboard: dashboard(env),
     assistant: assistant(env),
+    secretKey: secretKey(env),
     hubUrl: text(env, 'HUB_URL') === null ? null : httpUrl(env, 'HUB_URL', '').replace(/\/+$/, ''),
   };
+}
+
+function secretKey(env: Env): Buffer | null {
+  const raw = text(env, 'HUB_SECRET_KEY');
+  if (raw === null) return null;
+  const key = parseSecretKey(raw);
+  if (!key) {
+    throw new ConfigError(
+      'HUB_SECRET_KEY',
+      'must be 32 bytes as base64 or hex (make one: openssl rand -base64 32)',
+    );
+  }
+  return key;
 }
 
 function ingestTimeouts(env: Env): Pick<Config, 'ingestTimeoutMs' | 'ingestHeadersTimeoutMs'> {
