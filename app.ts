@@ -17,6 +17,7 @@ import devices from './domains/devices/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import icons from './domains/icons/index.ts';
+import integrations from './domains/integrations/index.ts';
 import jobRecords from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
@@ -181,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(assistant);
       await api.register(aiUsage);
       await api.register(actions);
+      await api.register(integrations);
     },
     { prefix: '/api' },
   );

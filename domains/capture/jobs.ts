@@ -6,6 +6,7 @@ import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType 
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import type { DomainTasks, JobDeps } from '../../worker/tasks.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { upsertSourceDocByUrl } from '../source-docs/store.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
 import { syncLinkding } from './linkding.ts';
@@ -139,8 +140,12 @@ export const captureTasks: DomainTasks = (deps) => ({
   'ingest.url': executor(deps, ingestUrl),
   'ingest.video': executor(deps, ingestVideo),
   'linkding.sync': async (_payload, helpers) => {
-    const linkding = deps.config.linkding;
-    if (!linkding) throw new PermanentJobError('linkding is not configured (LINKDING_URL, LINKDING_TOKEN)');
+    const linkding = (await integrationSettings(deps, 'linkding'))?.settings;
+    if (!linkding) {
+      throw new PermanentJobError(
+        'linkding is not configured (LINKDING_URL and LINKDING_TOKEN, or Settings → Integrations)',
+      );
+    }
     const report = await syncLinkding(deps, linkding, { warn: (message) => helpers.logger.warn(message) });
     helpers.logger.info(
       `linkding: ${report.read} bookmarks read, ${report.captured} captured, ${report.duplicates} already ` +

@@ -14,6 +14,7 @@ import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import type { CronItem, DomainCron } from '../../worker/cron.ts';
 import type { JobDeps } from '../../worker/tasks.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
 import { capture } from './capture.ts';
 import { checkCaptureUrl } from './routing.ts';
@@ -135,13 +136,12 @@ export async function syncLinkding(
   return report;
 }
 
-/** The recurring item, when linkding is configured. */
-export const linkdingCron: DomainCron = (deps) => {
-  if (!deps.config.linkding) return [];
+/** The recurring item: on linkding's schedule while it is configured (environment or Settings → Integrations). */
+export const linkdingCron: DomainCron = () => {
   const item: CronItem<'linkding.sync'> = {
     id: 'linkding.sync',
     task: 'linkding.sync',
-    schedule: deps.config.linkding.schedule,
+    schedule: async (deps) => (await integrationSettings(deps, 'linkding'))?.settings.schedule ?? null,
     payload: {},
   };
   return [item as CronItem];

@@ -91,8 +91,11 @@ t.test(
     const log = { warn: (message: string) => warnings.push(message) };
 
     const items = linkdingCron(deps);
+    const schedules = await Promise.all(
+      items.map((item) => (typeof item.schedule === 'string' ? item.schedule : item.schedule(deps))),
+    );
     t.same(
-      items.map((item) => [item.id, item.task, item.schedule]),
+      items.map((item, i) => [item.id, item.task, schedules[i]]),
       [['linkding.sync', 'linkding.sync', '*/15 * * * *']],
     );
     const due = await runDueItems(deps, items, new Date(2026, 0, 5, 9, 30), {
