@@ -7,6 +7,7 @@ import { signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { components, paths } from '../api.d.ts';
 import { api, ok } from '../client.ts';
+import { SetUpIntegration } from '../components/SetUpIntegration.tsx';
 
 export type Card = components['schemas']['DashboardLayout']['cards'][number];
 type Config = Card['config'];
@@ -402,8 +403,8 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'blank') return null;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
-  if (problem !== null) return <p class="card-error">{problem}</p>;
-  if (data.configured === false) return <Wait>Not configured yet: see the README's dashboard section.</Wait>;
+  if (problem !== null) return <SetUpIntegration type={card.type} problem={problem} />;
+  if (data.configured === false) return <SetUpIntegration type={card.type} />;
   const categories = Array.isArray(config.categories) ? (config.categories as string[]) : undefined;
   switch (card.type) {
     case 'weather':

@@ -1,5 +1,6 @@
 // Settings: the theme (12 colours, previewed live, saved or reset), agents and their tokens (a new token shown
-// once), icon sets (upload a zip, browse), voice (retention; record from the microphone and transcribe).
+// once), icon sets (upload a zip, browse), voice (retention; record from the microphone and transcribe), and the
+// integrations (Integrations.tsx).
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, formBody, ok } from '../client.ts';
@@ -7,6 +8,7 @@ import { Icon } from '../components/Icon.tsx';
 import { ago } from '../lib.ts';
 import { failed, toast } from '../state.ts';
 import type { Agent, AgentToken, IconSet, VoiceClip } from '../types.ts';
+import { Integrations } from './Integrations.tsx';
 
 const cssName = (name: string) => `--${name.replaceAll('_', '-')}`;
 const label = (name: string) => name.replace('_', ' ');
@@ -395,6 +397,7 @@ export default function Settings() {
         <Agents />
         <IconSets />
         <Voice />
+        <Integrations />
       </div>
     </div>
   );
