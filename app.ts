@@ -10,7 +10,7 @@ import { failureCounter, findSession } from './domains/sessions/credentials.ts';
 import { readSetting } from './domains/settings/registry.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
-import { ownerTokenDigest } from './lib/secrets.ts';
+import { ownerTokenDigest, secretLogPaths } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import { hub, modules } from './modules.ts';
 import auth from './plugins/auth.ts';
@@ -44,7 +44,11 @@ export const connectionsCheckingIntervalMs = 1000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    // Secrets never reach the log, whatever object carries them (README, "Integrations").
+    logger:
+      deps.logger && typeof deps.logger === 'object' && !('child' in deps.logger)
+        ? { ...deps.logger, redact: { paths: secretLogPaths, censor: '[redacted]' } }
+        : (deps.logger ?? false),
     trustProxy: deps.config.http.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     forceCloseConnections: false,

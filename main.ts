@@ -113,6 +113,12 @@ async function main(): Promise<void> {
     await assertNotSuperuser(sql, config.database.allowSuperuser);
     const applied = await migrate(sql);
     if (applied.length) console.log(`[database] applied migrations: ${applied.join(', ')}`);
+    // Stored integration secrets need their key: a lost or wrong one stops the start here, naming where it came from.
+    const { checkSecretKey } = await import('./domains/integrations/keyring.ts');
+    const secretKey = await checkSecretKey(sql, config.server);
+    if (secretKey.created) {
+      console.log(`A new secret key was saved to ${secretKey.source} (mode 0600): back it up with the data.`);
+    }
   } catch (error) {
     console.error(`start-up failed: ${(error as Error).message}`);
     if (sql) await endSql(sql).catch(() => undefined);

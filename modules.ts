@@ -14,6 +14,7 @@ import devices from './domains/devices/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import icons from './domains/icons/index.ts';
+import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
@@ -77,6 +78,7 @@ export const modules: readonly HubModule[] = [
   assistant,
   aiUsage,
   actions,
+  integrations,
 ];
 
 /** Everything the modules contribute, gathered once. */

@@ -1,5 +1,6 @@
 // Server, database and jobs (README, Configuration).
 import path from 'node:path';
+import { parseSecretKey } from '../lib/secrets.ts';
 import { ConfigError, type Env, flag, integer, oneOf, secret, text } from './env.ts';
 
 export interface ServerConfig {
@@ -9,6 +10,8 @@ export interface ServerConfig {
   logLevel: string;
   /** On shutdown, how long /api/healthz answers 503 before the server stops taking connections. */
   shutdownDrainMs: number;
+  /** HUB_SECRET_KEY: the key of the secrets stored encrypted; null: the one kept in DATA_DIR/secret.key. */
+  secretKey: Buffer | null;
 }
 
 export interface DatabaseConfig {
@@ -42,7 +45,21 @@ export function server(env: Env): ServerConfig {
       'info',
     ),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 60_000),
+    secretKey: secretKey(env),
   };
+}
+
+function secretKey(env: Env): Buffer | null {
+  const raw = secret(env, 'HUB_SECRET_KEY');
+  if (raw === null) return null;
+  const key = parseSecretKey(raw);
+  if (!key) {
+    throw new ConfigError(
+      'HUB_SECRET_KEY',
+      'must be 32 bytes as base64 or hex (make one: openssl rand -base64 32)',
+    );
+  }
+  return key;
 }
 
 function databaseUrl(env: Env): string | null {

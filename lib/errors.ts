@@ -194,6 +194,12 @@ const catalogue = {
   SHLINK_UPSTREAM_FAILED: entry(502, (reason: string) => `Shlink failed: ${reason}`),
   SHLINK_REJECTED: entry(400, (reason: string) => `Shlink refused the link: ${reason}`),
 
+  // Integrations configured in the browser.
+  INTEGRATION_NOT_CONFIGURED: entry(404, (kind: string) => `the ${kind} integration is not configured`),
+  INTEGRATION_TEST_FAILED: entry(422, detail),
+  SET_BY_ENVIRONMENT: entry(409, detail),
+  INTEGRATION_SECRET_UNREADABLE: entry(500, detail),
+
   // The assistant and actions.
   ASSISTANT_NOT_CONFIGURED: entry(
     503,

@@ -9,6 +9,7 @@ import { openEventStream } from '../../lib/sse.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
 import { recordUsage } from '../ai-usage/record.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
 import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
 import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
@@ -129,7 +130,7 @@ function systemOf(target: TurnTarget, body: TurnBody): string {
 }
 
 export async function runTurn(app: FastifyInstance, reply: FastifyReply, target: TurnTarget, body: TurnBody) {
-  const config = app.config.assistant.runner;
+  const config = (await integrationSettings(app, 'assistant'))?.settings ?? null;
   const runner = runnerFor(config);
   if (!config || !runner) throw hubError('ASSISTANT_NOT_CONFIGURED');
   const sql = app.sql;

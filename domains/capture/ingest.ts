@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { assertStorable } from '../../lib/input.ts';
 import { errors } from '../../lib/schemas.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { acceptedBody, capture, targetSpace } from './accept.ts';
 import { checkCaptureUrlResolved } from './routing.ts';
 import { IngestHeaders, IngestParams, IngestQuery, WebhookResult } from './schema.ts';
@@ -58,11 +59,11 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const secret = config.capture.webhookSecret;
+      const secret = (await integrationSettings(app, 'karakeep'))?.settings.webhookSecret;
       if (!secret) {
         throw hubError(
           'WEBHOOK_DISABLED',
-          'the bookmark webhook is off: set WEBHOOK_SECRET to accept deliveries',
+          'the bookmark webhook is off: set WEBHOOK_SECRET, or the Karakeep secret in Settings → Integrations, to accept deliveries',
         );
       }
       const { service } = request.params;

@@ -6,6 +6,7 @@ import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType 
 import { safeFetch } from '../../lib/safe-fetch.ts';
 import { type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { upsertSourceDocByUrl } from '../source-docs/documents.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
 import { syncLinkding } from './linkding.ts';
@@ -139,8 +140,12 @@ export const captureTasks: DomainTask[] = [
   runs(ingestUrlTask, (deps) => executor(deps, ingestUrl)),
   runs(ingestVideoTask, (deps) => executor(deps, ingestVideo)),
   runs(linkdingSyncTask, (deps) => async (_payload, helpers) => {
-    const linkding = deps.config.capture.linkding;
-    if (!linkding) throw new PermanentJobError('linkding is not configured (LINKDING_URL, LINKDING_TOKEN)');
+    const linkding = (await integrationSettings(deps, 'linkding'))?.settings;
+    if (!linkding) {
+      throw new PermanentJobError(
+        'linkding is not configured (LINKDING_URL and LINKDING_TOKEN, or Settings → Integrations)',
+      );
+    }
     const report = await syncLinkding(deps, linkding, { warn: (message) => helpers.logger.warn(message) });
     helpers.logger.info(
       `linkding: ${report.read} bookmarks read, ${report.captured} captured, ${report.duplicates} already ` +

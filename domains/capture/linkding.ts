@@ -13,6 +13,7 @@ import type { LinkdingConfig } from '../../config/capture.ts';
 import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import { cronItem, type DomainCron, type JobDeps } from '../../worker/contract.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
 import { capture } from './accept.ts';
 import { checkCaptureUrl } from './routing.ts';
@@ -135,9 +136,12 @@ export async function syncLinkding(
   return report;
 }
 
-/** The recurring item, when linkding is configured. */
-export const linkdingCron: DomainCron = (deps) => {
-  const schedule = deps.config.capture.linkding?.schedule;
-  if (!schedule) return [];
-  return [cronItem({ id: 'linkding.sync', task: linkdingSyncTask, schedule, payload: {} })];
-};
+/** The recurring item: on linkding's schedule while it is configured (environment or Settings → Integrations). */
+export const linkdingCron: DomainCron = () => [
+  cronItem({
+    id: 'linkding.sync',
+    task: linkdingSyncTask,
+    schedule: async (deps) => (await integrationSettings(deps, 'linkding'))?.settings.schedule ?? null,
+    payload: {},
+  }),
+];

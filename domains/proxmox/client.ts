@@ -1,6 +1,5 @@
 // The Proxmox VE API with a read-only token: `Authorization: PVEAPIToken=USER@REALM!TOKENID=SECRET`, answers in a
-// `{ "data": ... }` envelope. TLS is verified (against PVE_CA_FILE when given); PVE_TLS_INSECURE turns it off.
-import { readFileSync } from 'node:fs';
+// `{ "data": ... }` envelope. TLS is verified (against the given CA certificate when there is one); tlsInsecure turns it off.
 import { HubError, hubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError, upstreamFailure } from '../../lib/upstream.ts';
@@ -8,7 +7,8 @@ import { callUpstream, UpstreamError, upstreamFailure } from '../../lib/upstream
 export interface PveOptions {
   url: string;
   token: string;
-  caFile: string | null;
+  /** PEM text of the certificate to trust (PVE_CA_FILE's content), or null for the system's. */
+  ca: string | null;
   tlsInsecure: boolean;
   timeoutMs: number;
 }
@@ -20,7 +20,7 @@ export interface PveClient {
 
 export function pveClient(options: PveOptions): PveClient {
   const dispatcher = upstreamAgent({
-    ca: options.caFile ? readFileSync(options.caFile) : undefined,
+    ca: options.ca ?? undefined,
     rejectUnauthorized: !options.tlsInsecure,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,

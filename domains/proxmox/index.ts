@@ -1,4 +1,5 @@
-// The Proxmox VE cards, read with a read-only token (PVE_URL, PVE_TOKEN) and cached PVE_CACHE_SECONDS.
+// The Proxmox VE cards, read with a read-only token (PVE_URL and PVE_TOKEN, or Settings → Integrations) and cached
+// PVE_CACHE_SECONDS.
 //   GET /api/cluster   cluster name and quorum, nodes, guests, with the network host inventory merged in
 //   GET /api/storage   ZFS pools, storages, container root filesystems and the HEALTHY / WATCH / ATTENTION roll-up
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,9 +8,10 @@ import { CardBody, errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { networkHostInventory } from '../network-hosts/inventory.ts';
 import { readSetting } from '../settings/registry.ts';
-import { pveClient } from './client.ts';
+import { type PveClient, pveClient } from './client.ts';
 import { readCluster } from './cluster.ts';
 import { readStorage } from './storage.ts';
 
@@ -19,24 +21,34 @@ const notConfigured = JSON.stringify({ configured: false });
 
 const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
   const {
-    pve: options,
+    pve: { cacheSeconds },
     upstreamTimeoutMs,
     storageWatchPercent,
     storageAttentionPercent,
   } = app.config.dashboard;
-  const pve =
-    options.url && options.token
-      ? pveClient({ ...options, url: options.url, token: options.token, timeoutMs: upstreamTimeoutMs })
-      : null;
-  if (pve) {
-    app.addHook('onClose', () => pve.close());
-    if (options.tlsInsecure) {
-      app.log.warn('PVE_TLS_INSECURE is on: the Proxmox certificate is not verified');
-    }
+  const cache = new TtlCache<object>({ ttlMs: cacheSeconds * 1000, now: () => now().getTime() });
+  let current: { stamp: string; client: PveClient } | null = null;
+  app.addHook('onClose', async () => current?.client.close());
+
+  /** The client of the Proxmox settings in force (environment, else Settings → Integrations), rebuilt when they change. */
+  async function connection(): Promise<PveClient | null> {
+    const resolved = await integrationSettings(app, 'proxmox');
+    const stamp = resolved?.stamp ?? null;
+    if (current?.stamp === stamp) return current?.client ?? null;
+    const previous = current;
+    cache.clear();
+    current = resolved && {
+      stamp: resolved.stamp,
+      client: pveClient({ ...resolved.settings, timeoutMs: upstreamTimeoutMs }),
+    };
+    if (resolved?.settings.tlsInsecure)
+      app.log.warn('Proxmox TLS is insecure: its certificate is not verified');
+    await previous?.client.close();
+    return current?.client ?? null;
   }
-  const cache = new TtlCache<object>({ ttlMs: options.cacheSeconds * 1000, now: () => now().getTime() });
 
   async function cluster() {
+    const pve = await connection();
     if (!pve) return notConfigured;
     const cached = await cache.get('cluster', async () => {
       const inventory = await networkHostInventory(app.sql);
@@ -46,6 +58,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
   }
 
   async function storage() {
+    const pve = await connection();
     if (!pve) return notConfigured;
     const cached = await cache.get('storage', async () => {
       const overrides = await readSetting(app.sql, dashboardSetting);
@@ -57,11 +70,9 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
     return cardJson(cached);
   }
 
-  if (pve) {
-    const intervalMs = options.cacheSeconds * 1000;
-    app.cards.addSource({ type: 'cluster', intervalMs, read: async () => JSON.parse(await cluster()) });
-    app.cards.addSource({ type: 'storage', intervalMs, read: async () => JSON.parse(await storage()) });
-  }
+  const intervalMs = cacheSeconds * 1000;
+  app.cards.addSource({ type: 'cluster', intervalMs, read: async () => JSON.parse(await cluster()) });
+  app.cards.addSource({ type: 'storage', intervalMs, read: async () => JSON.parse(await storage()) });
 
   const described =
     'Not configured: { configured: false }. A refused token is 502 PROXMOX_TOKEN_REFUSED (the token needs the ' +

@@ -1,4 +1,5 @@
-// The link shortener (Shlink, REST API v3), proxied with the owner's API key (SHLINK_URL, SHLINK_API_KEY).
+// The link shortener (Shlink, REST API v3), proxied with the owner's API key (SHLINK_URL and SHLINK_API_KEY,
+// or Settings → Integrations).
 //   GET  /api/shlink/version   Shlink's health and version
 //   GET  /api/shlink/recent    the newest short links
 //   POST /api/shlink           create a short link (owner)
@@ -7,6 +8,7 @@ import { type CardClockOptions, TtlCache, withFreshness } from '../../lib/cache.
 import { CardBody, errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { shlinkClient } from './client.ts';
 import { CreateLink } from './schema.ts';
 
@@ -18,12 +20,26 @@ const described =
   "title (a Shlink 401 is not the hub's 401).";
 
 const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now }) => {
-  const { shlink: options, upstreamTimeoutMs } = app.config.dashboard;
-  const client =
-    options.url && options.apiKey
-      ? shlinkClient({ url: options.url, apiKey: options.apiKey, timeoutMs: upstreamTimeoutMs })
-      : null;
+  const { upstreamTimeoutMs } = app.config.dashboard;
   const cache = new TtlCache<object>({ ttlMs: recentTtlMs, now: () => now().getTime() });
+  let current: { stamp: string | null; client: ReturnType<typeof shlinkClient> | null } = {
+    stamp: null,
+    client: null,
+  };
+
+  /** The client of the Shlink settings in force (environment, else Settings → Integrations). */
+  async function connection() {
+    const resolved = await integrationSettings(app, 'shlink');
+    const stamp = resolved?.stamp ?? null;
+    if (current.stamp !== stamp) {
+      cache.clear();
+      current = {
+        stamp,
+        client: resolved && shlinkClient({ ...resolved.settings, timeoutMs: upstreamTimeoutMs }),
+      };
+    }
+    return current.client;
+  }
 
   await app.register(
     agentAccess(async (agents) => {
@@ -38,6 +54,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
           },
         },
         async () => {
+          const client = await connection();
           if (!client) return { configured: false };
           return { configured: true, ...withFreshness(await cache.get('version', () => client.version())) };
         },
@@ -54,6 +71,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
           },
         },
         async () => {
+          const client = await connection();
           if (!client) return { configured: false };
           return { configured: true, ...withFreshness(await cache.get('recent', () => client.recent(10))) };
         },
@@ -75,6 +93,7 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
           },
         },
         async (request, reply) => {
+          const client = await connection();
           if (!client) return reply.status(200).send({ configured: false });
           const created = await client.create(request.body);
           // The recent list must show it on the next read.

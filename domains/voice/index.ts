@@ -15,6 +15,7 @@ import { discardFile, type ReceivedFile, readForm } from '../../lib/incoming.ts'
 import { errors, IdParams, NoContent, PageQuery, Paginated } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { readSetting, writeSetting } from '../settings/registry.ts';
 import { headerDuration, sniffAudio } from './audio.ts';
 import { clipPath, removeClip, retainClip } from './clips.ts';
@@ -75,8 +76,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             'the file is not WAV, MP3, OGG/Opus, WebM, M4A/MP4 or FLAC audio',
           );
         }
-        if (!config.voice.stt) throw hubError('STT_NOT_CONFIGURED');
-        const result = await transcribe(config.voice.stt, { file: audio.path, type, language });
+        const stt = (await integrationSettings(app, 'stt'))?.settings;
+        if (!stt) throw hubError('STT_NOT_CONFIGURED');
+        const result = await transcribe(stt, { file: audio.path, type, language });
         const duration = result.duration_s ?? headerDuration(audio.head, audio.size, type);
         const settings = await readSetting(app.sql, voiceSetting);
         const answer = { text: result.text, language: result.language, duration_s: duration };
@@ -88,7 +90,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           transcript: result.text,
           language: result.language,
           duration_s: duration,
-          provider: config.voice.stt.provider,
+          provider: stt.provider,
         });
         return { ...answer, clip_id: clip.id };
       } finally {

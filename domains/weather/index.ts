@@ -8,6 +8,7 @@ import { CardBody, errors } from '../../lib/schemas.ts';
 import { upstreamFailure } from '../../lib/upstream.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
+import { integrationSettings } from '../integrations/resolve.ts';
 import { readSetting } from '../settings/registry.ts';
 import { fetchForecast, type Place, type Weather } from './open-meteo.ts';
 import { WeatherQuery } from './schema.ts';
@@ -31,15 +32,18 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
     now: () => options.now().getTime(),
   });
 
+  /** The card's place: the `weather` setting's choice over the weather integration (environment or Settings). */
   async function defaults() {
     const stored = (await settings.get('weather', () => readSetting(app.sql, weatherSetting))).value;
+    const base = (await integrationSettings(app, 'weather'))?.settings ?? { ...config.weather, label: null };
     const hasPlace = stored.latitude !== undefined && stored.longitude !== undefined;
     return {
-      latitude: hasPlace ? (stored.latitude as number) : config.weather.latitude,
-      longitude: hasPlace ? (stored.longitude as number) : config.weather.longitude,
-      label: stored.label ?? null,
-      units: stored.units ?? config.weather.units,
-      timezone: stored.timezone ?? config.weather.timezone,
+      url: base.url,
+      latitude: hasPlace ? (stored.latitude as number) : base.latitude,
+      longitude: hasPlace ? (stored.longitude as number) : base.longitude,
+      label: stored.label ?? base.label,
+      units: stored.units ?? base.units,
+      timezone: stored.timezone ?? base.timezone,
     };
   }
 
@@ -58,10 +62,10 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, options)
       units: query.units ?? fallback.units,
       timezone: fallback.timezone,
     };
-    const key = `${latitude},${longitude},${place.units},${place.timezone}`;
+    const key = `${fallback.url},${latitude},${longitude},${place.units},${place.timezone}`;
     try {
       const cached = await cache.get(key, async () => ({
-        ...(await fetchForecast(config.weather.url, place, config.upstreamTimeoutMs)),
+        ...(await fetchForecast(fallback.url, place, config.upstreamTimeoutMs)),
         label: own ? null : fallback.label,
       }));
       return cardJson(cached);

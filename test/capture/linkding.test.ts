@@ -87,7 +87,13 @@ t.test('LINKDING_* configure the pull; one without the other is refused', async 
   // Like the other schedules, "off" leaves the pull to be started by hand: no recurring item.
   const off = loadConfig({ LINKDING_URL: linkding.url, LINKDING_TOKEN: token, LINKDING_SCHEDULE: 'off' });
   t.match(off.capture.linkding, { token, schedule: null });
-  t.same(linkdingCron({ sql: undefined as never, config: off }), []);
+  const offDeps = { sql: undefined as never, config: off };
+  const offSchedules = await Promise.all(
+    linkdingCron(offDeps).map((item) =>
+      typeof item.schedule === 'string' ? item.schedule : item.schedule(offDeps),
+    ),
+  );
+  t.same(offSchedules, [null], 'the item never falls due');
 });
 
 t.test(
@@ -101,8 +107,11 @@ t.test(
     const log = { warn: (message: string) => warnings.push(message) };
 
     const items = linkdingCron(deps);
+    const schedules = await Promise.all(
+      items.map((item) => (typeof item.schedule === 'string' ? item.schedule : item.schedule(deps))),
+    );
     t.same(
-      items.map((item) => [item.id, item.task.name, item.schedule]),
+      items.map((item, i) => [item.id, item.task.name, schedules[i]]),
       [['linkding.sync', 'linkding.sync', '*/15 * * * *']],
     );
     const due = await runDueItems(deps, items, new Date(2026, 0, 5, 9, 30), {

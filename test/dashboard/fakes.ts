@@ -147,6 +147,7 @@ const GiB = 1024 ** 3;
 
 function pveAnswer(mode: FakeProxmox['mode'], path: string, query: URLSearchParams): unknown {
   const single = mode === 'single';
+  if (path === '/version') return { version: '8.3.0', release: '8.3', repoid: 'c1689ccb1065a83b' };
   if (path === '/cluster/status') {
     if (single) {
       return [

@@ -3,6 +3,7 @@
 // the microphone and transcribe).
 import { Agents } from './agents.tsx';
 import { IconSets } from './icon-sets.tsx';
+import { Integrations } from './integrations.tsx';
 import { Theme } from './theme.tsx';
 import { Voice } from './voice.tsx';
 
@@ -17,6 +18,7 @@ export default function Settings() {
         <Agents />
         <IconSets />
         <Voice />
+        <Integrations />
       </div>
     </div>
   );

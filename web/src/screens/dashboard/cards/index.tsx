@@ -6,6 +6,7 @@
 import { signal } from '@preact/signals';
 import type { components } from '../../../api.d.ts';
 import { api, ok } from '../../../client.ts';
+import { SetUpIntegration } from '../../../components/SetUpIntegration.tsx';
 import { useData } from '../../../data.ts';
 import { type AiUsage, AiUsageCard } from './ai-usage.tsx';
 import { type Backups, BackupsCard } from './backups.tsx';
@@ -81,8 +82,8 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'blank') return null;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
-  if (problem !== null) return <p class="card-error">{problem}</p>;
-  if (data.configured === false) return <Wait>Not configured yet: see the README's dashboard section.</Wait>;
+  if (problem !== null) return <SetUpIntegration type={card.type} problem={problem} />;
+  if (data.configured === false) return <SetUpIntegration type={card.type} />;
   const categories = Array.isArray(config.categories) ? (config.categories as string[]) : undefined;
   switch (card.type) {
     case 'weather':

@@ -1,0 +1,125 @@
+// The key that seals the integrations' secrets: HUB_SECRET_KEY, else DATA_DIR/secret.key (made at first start, mode
+// 0600). Checked at start against every stored secret, so a lost or wrong key stops the start with a message naming
+// where the key came from instead of failing later, card by card. Rotation re-seals every secret in one transaction.
+import path from 'node:path';
+import type { ServerConfig } from '../../config/server.ts';
+import { loadSecretKey, openSecret, type SecretKey, sealSecret } from '../../lib/secrets.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
+import { replaceSecrets, sealedSecrets } from './store.ts';
+
+type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
+
+export class SecretKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretKeyError';
+  }
+}
+
+export function secretKeyFile(config: Pick<ServerConfig, 'dataDir'>): string {
+  return path.join(config.dataDir, 'secret.key');
+}
+
+/** "HUB_SECRET_KEY" or "the key file /data/secret.key". */
+export function describeKeySource(source: string): string {
+  return source === 'HUB_SECRET_KEY' ? 'HUB_SECRET_KEY' : `the key file ${source}`;
+}
+
+// One load per configuration (a process has one; tests build several apps, each with its own data directory).
+const loaded = new WeakMap<KeyConfig, Promise<SecretKey>>();
+
+/** The key of this configuration, loaded once and made on first use when there is none yet. */
+export function secretKeyOf(config: KeyConfig): Promise<SecretKey> {
+  let key = loaded.get(config);
+  if (!key) {
+    key = loadSecretKey({
+      fromEnvironment: config.secretKey,
+      file: secretKeyFile(config),
+      create: true,
+    }).then((found) => found as SecretKey);
+    loaded.set(config, key);
+    key.catch(() => loaded.delete(config));
+  }
+  return key;
+}
+
+interface SealedPlace {
+  kind: string;
+  field: string;
+  sealed: string;
+}
+
+function places(rows: { kind: string; secrets: Record<string, string> }[]): SealedPlace[] {
+  return rows.flatMap((row) =>
+    Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
+  );
+}
+
+function unreadable(key: Buffer, stored: SealedPlace[]): SealedPlace[] {
+  return stored.filter((place) => {
+    try {
+      openSecret(key, place, place.sealed);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+const named = (list: SealedPlace[]) => list.map((place) => `${place.kind}.${place.field}`).join(', ');
+
+/**
+ * At start: the key (made when nothing is stored yet), checked against every stored secret. A missing key with
+ * secrets stored, or a key that opens none of some of them, is a SecretKeyError naming the key's source.
+ */
+export async function checkSecretKey(sql: Db, config: KeyConfig): Promise<SecretKey> {
+  const stored = places(await sealedSecrets(sql, { lock: false }));
+  const file = secretKeyFile(config);
+  const key = await loadSecretKey({
+    fromEnvironment: config.secretKey,
+    file,
+    create: stored.length === 0,
+  });
+  if (!key) {
+    throw new SecretKeyError(
+      `${stored.length} stored integration secret(s) (${named(stored)}) need the key they were sealed with, but ` +
+        `HUB_SECRET_KEY is unset and the key file ${file} is missing: restore ${file} from your backup, or set ` +
+        'HUB_SECRET_KEY to that key',
+    );
+  }
+  const refused = unreadable(key.key, stored);
+  if (refused.length > 0) {
+    throw new SecretKeyError(
+      `the secret key from ${describeKeySource(key.source)} cannot decrypt ${refused.length} stored integration ` +
+        `secret(s) (${named(refused)}): it is not the key they were sealed with. Restore the right key ` +
+        `(${key.source === 'HUB_SECRET_KEY' ? 'in HUB_SECRET_KEY' : `to ${file}`}), or remove those integrations`,
+    );
+  }
+  loaded.set(config, Promise.resolve(key));
+  return key;
+}
+
+/**
+ * Re-seals every stored secret under `next`, in one transaction with the rows locked: all of them or, when one
+ * cannot be opened with `current`, none. Returns how many were re-sealed.
+ */
+export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Promise<number> {
+  return sql.begin(async (tx) => {
+    const rows = await sealedSecrets(tx, { lock: true });
+    const refused = unreadable(current, places(rows));
+    if (refused.length > 0) {
+      throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
+    }
+    let count = 0;
+    for (const row of rows) {
+      const secrets: Record<string, string> = {};
+      for (const [field, sealed] of Object.entries(row.secrets)) {
+        const place = { kind: row.kind, field };
+        secrets[field] = sealSecret(next, place, openSecret(current, place, sealed));
+        count++;
+      }
+      await replaceSecrets(tx, row.kind, secrets);
+    }
+    return count;
+  }) as Promise<number>;
+}
