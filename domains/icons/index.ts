@@ -379,19 +379,21 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             await assertSetFree(app.sql, name, replace);
             zip = await fetchZip(body.url);
           }
+          let stored: Awaited<ReturnType<typeof storeIconSet>>;
           try {
-            const stored = await storeIconSet(app.sql, config.icons.zip, name, replace, zip);
-            const accepted = stored.accepted.map((icon) => ({
-              file: icon.file,
-              name: icon.name,
-              type: icon.type,
-              url: iconUrl(name, icon.name, icon.type),
-            }));
-            return reply.status(201).send({ set: stored.set, accepted, rejected: stored.rejected });
+            stored = await storeIconSet(app.sql, config.icons.zip, name, replace, zip);
           } finally {
             index.invalidate();
+            // Before the answer: a client that reads it finds nothing left of the upload.
             await discardFile(received);
           }
+          const accepted = stored.accepted.map((icon) => ({
+            file: icon.file,
+            name: icon.name,
+            type: icon.type,
+            url: iconUrl(name, icon.name, icon.type),
+          }));
+          return reply.status(201).send({ set: stored.set, accepted, rejected: stored.rejected });
         },
       );
 
