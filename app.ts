@@ -8,6 +8,7 @@ import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import { findTokenOwner } from './domains/agents/store.ts';
 import aiUsage from './domains/ai-usage/index.ts';
+import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
 import backups from './domains/backups/index.ts';
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(assistant);
       await api.register(aiUsage);
       await api.register(actions);
+      await api.register(apps);
     },
     { prefix: '/api' },
   );

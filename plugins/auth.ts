@@ -131,6 +131,12 @@ export const agentRoutes: readonly string[] = [
   'GET /api/speedtest/history',
   'GET /api/speedtest/history.csv',
   'GET /api/ai-usage',
+  // The launcher's apps (writes wait for approval like other entity writes).
+  'GET /api/apps',
+  'POST /api/apps',
+  'GET /api/apps/:id',
+  'PATCH /api/apps/:id',
+  'DELETE /api/apps/:id',
   // Proposals: usage records, and actions that wait for the owner's approval.
   'POST /api/ai-usage/records',
   'POST /api/actions/run',

@@ -250,6 +250,13 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   SPEEDTEST_NO_RESULT: () => ta.asOwner({ method: 'GET', url: '/api/speedtest/latest' }),
   VOICE_CLIP_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/voice/clips/${absentId}` }),
   SERVICE_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/health/services/${absentId}` }),
+  APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
+  APP_OUT_OF_SCOPE: () =>
+    ta.asAgent(agents.scopedOwner.token, {
+      method: 'POST',
+      url: '/api/apps',
+      payload: { name: 'x', href: 'https://x.example' },
+    }),
   ACTION_NOT_FOUND: () => ta.asOwner({ method: 'POST', url: `/api/actions/${absentId}/approve` }),
   BACKUP_INVALID: () =>
     ta.asOwner({

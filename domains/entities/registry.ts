@@ -5,6 +5,7 @@ import { hubError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { captureHandler, uploadHandler } from '../capture/entity.ts';
+import { appHandler } from '../apps/entity.ts';
 import { pageHandler } from '../pages/entity.ts';
 import { projectHandler } from '../projects/entity.ts';
 import { refHandler } from '../refs/entity.ts';
@@ -15,7 +16,7 @@ import type { Entity, EntityHandler, WriteContext, WriteFile } from './handler.t
 
 export type { WriteContext, WriteFile } from './handler.ts';
 
-export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc'] as const;
+export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc', 'app'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 export const writeActions = ['create', 'update', 'delete', 'upsert'] as const;
@@ -66,6 +67,7 @@ const handlers: Record<ChangeType, EntityHandler> = {
   source_doc: sourceDocHandler,
   capture: captureHandler,
   upload: uploadHandler,
+  app: appHandler,
 };
 
 /** Entity types whose handler supports `upsert` (by external identity). */

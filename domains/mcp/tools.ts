@@ -1,6 +1,7 @@
 // Every tool of the tool protocol, gathered from the domains that contribute them (each domain's tools.ts), the way
 // worker/tasks.ts gathers executors. A domain adds its tools there and lists its array here.
 import { actionTools } from '../actions/tools.ts';
+import { appTools } from '../apps/tools.ts';
 import { deviceTools } from '../devices/tools.ts';
 import { healthTools } from '../health/tools.ts';
 import { networkHostTools } from '../network-hosts/tools.ts';
@@ -29,6 +30,7 @@ export const tools: Tool[] = [
   ...deviceTools,
   ...healthTools,
   ...actionTools,
+  ...appTools,
 ];
 
 export const toolsByName = new Map(tools.map((entry) => [entry.name, entry]));

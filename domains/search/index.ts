@@ -1,4 +1,5 @@
-// GET /api/search: one ranked search over pages, projects, tasks, resources, refs, source documents and messages.
+// GET /api/search: one ranked search over pages, projects, tasks, resources, refs, source documents, messages and
+// apps.
 //
 // Routes it registers (access in brackets):
 //   GET    /api/search  [agent or owner]
@@ -26,8 +27,11 @@ export async function searchAs(
   // Messages are the owner's words: an agent finds only those of the conversation its own turn belongs to (none
   // without a turn). An explicit space leaves them out (they have no space of their own).
   const conversationId = principal?.kind === 'agent' ? principal.conversationId : undefined;
+  // Apps belong to no space: a space filter (asked for, or an agent's scope) leaves them out.
   const kinds = requestedKinds(query.kinds).filter(
-    (kind) => !ownersWords.has(kind) || (space_id === undefined && conversationId !== null),
+    (kind) =>
+      (!ownersWords.has(kind) || (space_id === undefined && conversationId !== null)) &&
+      (kind !== 'apps' || spaceId === undefined),
   );
   const reach = { kinds, spaceId, conversationId: conversationId ?? undefined };
   const { items, counts } = await searchAll(sql, { ...reach, query: parseQuery(q), limit, offset });
@@ -42,7 +46,7 @@ export async function searchAs(
       ...(hitSpace ? { space_id: hitSpace } : {}),
       ...(hit.kind === 'pages' ? { parent_id } : {}),
       ...(hit.kind === 'tasks' && project_id ? { project_id } : {}),
-      ...(hit.kind === 'refs' || hit.kind === 'source_docs' ? { url } : {}),
+      ...(hit.kind === 'refs' || hit.kind === 'source_docs' || hit.kind === 'apps' ? { url } : {}),
     })),
     total,
     total_is_estimate: counts.some((kind) => kind.estimated),
@@ -65,9 +69,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['search'],
         summary:
-          'Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together',
+          'Full-text search across pages, projects, tasks, resources, refs, source documents, messages and apps, ranked together',
         description:
-          'Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. ' +
+          'Web-search syntax; the last word also matches as a prefix. With space_id, messages and apps are left out. ' +
           'Agents see hits from the spaces in their scope only, and messages only of the conversation their own ' +
           'assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates ' +
           '(total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, ' +

@@ -1,0 +1,69 @@
+// Apps: the launcher's tiles, each with its link, icon, group and position, and the state of the monitored service
+// it follows.
+//
+// Routes it registers (access in brackets; get, create, update and delete come from entityRoutes in
+// domains/entities/routes.ts, so an agent's writes wait for approval like its other entity writes):
+//   GET    /api/apps      [agent or owner]
+//   GET    /api/apps/:id  [agent or owner]
+//   POST   /api/apps      [agent or owner]
+//   PATCH  /api/apps/:id  [agent or owner]
+//   DELETE /api/apps/:id  [agent or owner]
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { hubError } from '../../lib/errors.ts';
+import { errors } from '../../lib/schemas.ts';
+import { agentAccess } from '../../plugins/auth.ts';
+import type { Db } from '../../plugins/db.ts';
+import { entityRoutes } from '../entities/routes.ts';
+import { presentApp } from './present.ts';
+import { App, AppList, AppListQuery, CreateApp, UpdateApp } from './schema.ts';
+import { type AppRow, findApp, listApps } from './store.ts';
+
+const tags = ['apps'];
+
+/** A page of apps, groups in the order of their first app, then positions (the route's and the tool's). */
+export async function appList(sql: Db, query: AppListQuery) {
+  const { items, total } = await listApps(sql, query);
+  return { items: items.map(presentApp), total, limit: query.limit, offset: query.offset };
+}
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(App);
+
+  app.get(
+    '/apps',
+    {
+      schema: {
+        tags,
+        summary: 'List apps by group, with the state of the service each follows',
+        description:
+          'Groups come in the order of their first app, apps by position. status is the linked service’s cached ' +
+          'state (up, down, pending), paused when it is disabled, unknown without one; latency_ms its last check.',
+        querystring: AppListQuery,
+        response: { 200: AppList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => appList(app.sql, request.query),
+  );
+
+  entityRoutes(app, {
+    entity_type: 'app',
+    path: '/apps',
+    tags,
+    entity: App,
+    read: async (_request, id) => {
+      const row = await findApp(app.sql, id);
+      if (!row) throw hubError('APP_NOT_FOUND', id);
+      return presentApp(row);
+    },
+    body: { create: CreateApp, update: UpdateApp },
+    present: (entity) => presentApp(entity as AppRow),
+    summary: {
+      get: 'Get an app',
+      create: 'Add an app (last in its group unless a position is given)',
+      update: 'Edit an app, or move it to another group or position',
+      delete: 'Delete an app (the rest of its group closes the gap)',
+    },
+  });
+};
+
+export default agentAccess(plugin);
