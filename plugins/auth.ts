@@ -39,6 +39,8 @@ export const publicRoutes: readonly string[] = [
   'GET /api/icons',
   'GET /api/icons/:slug.png',
   'GET /api/icons/:slug.svg',
+  'GET /api/icons/mdi/:name.png',
+  'GET /api/icons/mdi/:name.svg',
   'GET /api/icon-sets',
   'GET /api/icon-sets/:set',
   'GET /api/icon-sets/:set/:file',

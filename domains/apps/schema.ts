@@ -15,7 +15,8 @@ export const App = Type.Object(
     description: Type.String(),
     icon: Type.Union([Type.String(), Type.Null()], { description: 'an iconRef, or null' }),
     icon_url: Type.Union([Type.String(), Type.Null()], {
-      description: 'where the tile gets its picture: the iconRef rendered, else the site favicon found, else null',
+      description:
+        'where the tile gets its picture: the iconRef rendered, else the site favicon found, else null',
     }),
     group: Type.String(),
     position: Type.Integer({ minimum: 0, description: 'place within its group, 0..n-1' }),
@@ -43,7 +44,9 @@ const position = Type.Integer({
   maximum: 100_000,
   description: 'place within the group (clamped to its end); default last',
 });
-const serviceId = Type.Union([Uuid, Type.Null()], { description: 'a monitored service whose state the tile shows' });
+const serviceId = Type.Union([Uuid, Type.Null()], {
+  description: 'a monitored service whose state the tile shows',
+});
 const deviceMac = Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: 'a LAN device' });
 
 export const CreateApp = Type.Object(
@@ -77,7 +80,9 @@ export const AppListQuery = Type.Intersect([
   PageQuery,
   Type.Object({
     group: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'name, description or link holds q' })),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'name, description or link holds q' }),
+    ),
   }),
 ]);
 export type AppListQuery = Static<typeof AppListQuery>;

@@ -4,8 +4,8 @@
 import { hubError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { captureHandler, uploadHandler } from '../capture/entity.ts';
 import { appHandler } from '../apps/entity.ts';
+import { captureHandler, uploadHandler } from '../capture/entity.ts';
 import { pageHandler } from '../pages/entity.ts';
 import { projectHandler } from '../projects/entity.ts';
 import { refHandler } from '../refs/entity.ts';

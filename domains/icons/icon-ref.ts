@@ -1,9 +1,10 @@
-// iconRefs (spec section 2): `brand:<slug>` names a simple-icons brand, `set:<set>:<name>` an icon of an uploaded
-// set. Every place that stores one (devices, monitored services, the assistant's avatar) checks it here first, so a
+// iconRefs (spec section 2): `brand:<slug>` names a simple-icons brand, `mdi:<name>` a Material Design icon,
+// `set:<set>:<name>` an icon of an uploaded set. Every place that stores one (devices, monitored services, the assistant's avatar) checks it here first, so a
 // stored ref always named an icon when it was written.
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { brandSlugPattern, findBrand } from './brands.ts';
+import { mdiExists } from './mdi.ts';
 import { iconExists } from './store.ts';
 
 /**
@@ -26,6 +27,16 @@ export async function iconRefProblem(
     }
     return null;
   }
+  const mdi = /^mdi:(.+)$/.exec(ref);
+  if (mdi) {
+    if (!(await mdiExists(mdi[1]))) {
+      return {
+        kind: 'missing',
+        message: `${ref} names no Material Design icon (names as materialdesignicons.com spells them, like mdi:home)`,
+      };
+    }
+    return null;
+  }
   const set = /^set:([a-z0-9-]{1,40}):([a-z0-9-]{1,100})$/.exec(ref);
   if (set) {
     if (!(await iconExists(sql, set[1], set[2]))) {
@@ -36,7 +47,10 @@ export async function iconRefProblem(
     }
     return null;
   }
-  return { kind: 'malformed', message: `"${ref}" is not an iconRef: use brand:<slug> or set:<set>:<name>` };
+  return {
+    kind: 'malformed',
+    message: `"${ref}" is not an iconRef: use brand:<slug>, mdi:<name> or set:<set>:<name>`,
+  };
 }
 
 /**

@@ -221,7 +221,11 @@ function kindSql(
     // Apps belong to no space: searched only without a space filter (index.ts leaves them out otherwise).
     apps: {
       matches: (cond) => sql`from apps p where ${cond}`,
-      page: page(sql`p.name`, 'p.description', sql`null::uuid as parent_id, null::uuid as project_id, p.href as url`),
+      page: page(
+        sql`p.name`,
+        'p.description',
+        sql`null::uuid as parent_id, null::uuid as project_id, p.href as url`,
+      ),
     },
   };
 }

@@ -13,7 +13,9 @@ async function addApp(payload: Record<string, unknown>): Promise<{ id: string } 
 
 async function positions(app: TestApp, group: string): Promise<string[]> {
   const response = await app.asOwner({ method: 'GET', url: `/api/apps?group=${encodeURIComponent(group)}` });
-  return response.json().items.map((item: { name: string; position: number }) => `${item.position}:${item.name}`);
+  return response
+    .json()
+    .items.map((item: { name: string; position: number }) => `${item.position}:${item.name}`);
 }
 
 t.test('apps are created in groups with contiguous positions, moved and deleted', async (t) => {
@@ -102,7 +104,11 @@ t.test('links are http or https only, and what an app names must exist', async (
     payload: { icon: 'brand:no-such-brand-anywhere' },
   });
   t.equal(badIcon.statusCode, 400);
-  const icon = await ta.asOwner({ method: 'PATCH', url: `/api/apps/${app.id}`, payload: { icon: 'brand:github' } });
+  const icon = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/apps/${app.id}`,
+    payload: { icon: 'brand:github' },
+  });
   t.match(icon.json(), { icon: 'brand:github', icon_url: '/api/icons/github.png' });
   await ta.sql`delete from apps`;
 });
@@ -199,15 +205,25 @@ t.test('agents read apps; their writes follow their tier', async (t) => {
 });
 
 t.test('apps are found by search (kinds=apps) and listed by the list_apps tool', async (t) => {
-  await addApp({ name: 'Paperless', href: 'https://docs.lan', description: 'Scanned letters', group: 'Office' });
+  await addApp({
+    name: 'Paperless',
+    href: 'https://docs.lan',
+    description: 'Scanned letters',
+    group: 'Office',
+  });
   const hits = (await ta.asOwner({ method: 'GET', url: '/api/search?q=scanned&kinds=apps' })).json();
   t.equal(hits.total, 1);
   t.match(hits.items[0], { kind: 'apps', title: 'Paperless', url: 'https://docs.lan' });
   t.notOk('space_id' in hits.items[0]);
   const prefix = (await ta.asOwner({ method: 'GET', url: '/api/search?q=paperl' })).json();
-  t.ok(prefix.items.some((hit: { kind: string }) => hit.kind === 'apps'), 'found among all kinds');
+  t.ok(
+    prefix.items.some((hit: { kind: string }) => hit.kind === 'apps'),
+    'found among all kinds',
+  );
   const space = await createSpace(ta);
-  const inSpace = (await ta.asOwner({ method: 'GET', url: `/api/search?q=scanned&space_id=${space.id}` })).json();
+  const inSpace = (
+    await ta.asOwner({ method: 'GET', url: `/api/search?q=scanned&space_id=${space.id}` })
+  ).json();
   t.equal(inSpace.total, 0, 'a space filter leaves apps out');
 
   const agent = await createAgent(ta, { tier: 'read' });

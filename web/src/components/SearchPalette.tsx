@@ -23,11 +23,14 @@ const kinds: Record<Hit['kind'], { label: string; href: (hit: Hit) => string }> 
     label: 'Messages',
     href: (hit) => `${hit.space_id ? `/assistant/space/${hit.space_id}` : '/assistant'}#message-${hit.id}`,
   },
+  // An app opens its own link, in a new tab (see open).
+  apps: { label: 'Apps', href: (hit) => hit.url ?? '/' },
 };
 
 function open(hit: Hit) {
   searchOpen.value = false;
-  navigate(kinds[hit.kind].href(hit));
+  if (hit.kind === 'apps' && hit.url) window.open(hit.url, '_blank', 'noopener');
+  else navigate(kinds[hit.kind].href(hit));
 }
 
 export default function SearchPalette() {
