@@ -12,6 +12,7 @@ import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
 import backups from './domains/backups/index.ts';
+import boards from './domains/boards/index.ts';
 import capture from './domains/capture/index.ts';
 import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
@@ -179,6 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(aiUsage);
       await api.register(actions);
       await api.register(apps);
+      await api.register(boards);
     },
     { prefix: '/api' },
   );

@@ -250,6 +250,11 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   SPEEDTEST_NO_RESULT: () => ta.asOwner({ method: 'GET', url: '/api/speedtest/latest' }),
   VOICE_CLIP_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/voice/clips/${absentId}` }),
   SERVICE_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/health/services/${absentId}` }),
+  BOARD_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/boards/${absentId}` }),
+  BOARD_IS_DEFAULT: async () => {
+    const [board] = (await ta.asOwner({ method: 'GET', url: '/api/boards' })).json().items;
+    return ta.asOwner({ method: 'DELETE', url: `/api/boards/${board.id}` });
+  },
   APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
   APP_OUT_OF_SCOPE: () =>
     ta.asAgent(agents.scopedOwner.token, {
