@@ -178,6 +178,8 @@ const catalogue = {
     () => 'apps belong to no space: an agent scoped to one space may read them but not change them',
   ),
   BOARD_NOT_FOUND: notFound('board'),
+  IMPORT_YAML_INVALID: entry(400, detail),
+  IMPORT_INVALID: entry(400, detail),
   BOARD_IS_DEFAULT: entry(
     409,
     () => 'the default board cannot be deleted (its layout is the dashboard layout)',

@@ -9,6 +9,9 @@ create table apps (
   icon text,
   -- Apps are shown by group; positions are contiguous (0..n-1) within a group.
   group_name text not null default 'Apps' check (length(group_name) between 1 and 100),
+  -- The order apps were added in (created_at is the same for every row of one transaction): groups are shown in
+  -- the order of their first app.
+  seq bigint generated always as identity,
   position integer not null check (position >= 0),
   service_id uuid references monitored_services (id) on delete set null,
   device_mac text references lan_devices (mac) on delete set null,

@@ -255,6 +255,10 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
     const [board] = (await ta.asOwner({ method: 'GET', url: '/api/boards' })).json().items;
     return ta.asOwner({ method: 'DELETE', url: `/api/boards/${board.id}` });
   },
+  IMPORT_YAML_INVALID: () =>
+    ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { services: '- a: b: c' } }),
+  IMPORT_INVALID: () =>
+    ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { widgets: 'not: a list' } }),
   APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
   APP_OUT_OF_SCOPE: () =>
     ta.asAgent(agents.scopedOwner.token, {

@@ -8,14 +8,17 @@
 //   POST   /api/apps      [agent or owner]
 //   PATCH  /api/apps/:id  [agent or owner]
 //   DELETE /api/apps/:id  [agent or owner]
+//   POST   /api/import/homepage  [owner]  Homepage's services, bookmarks and widgets files, or their dry run
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
-import { agentAccess } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { entityRoutes } from '../entities/routes.ts';
+import { assertSpaceReadable } from '../entities/write.ts';
+import { importHomepage } from './import.ts';
 import { presentApp } from './present.ts';
-import { App, AppList, AppListQuery, CreateApp, UpdateApp } from './schema.ts';
+import { App, AppList, AppListQuery, CreateApp, HomepageImport, ImportReport, UpdateApp } from './schema.ts';
 import { type AppRow, findApp, listApps } from './store.ts';
 
 const tags = ['apps'];
@@ -26,9 +29,7 @@ export async function appList(sql: Db, query: AppListQuery) {
   return { items: items.map(presentApp), total, limit: query.limit, offset: query.offset };
 }
 
-const plugin: FastifyPluginAsyncTypebox = async (app) => {
-  app.addSchema(App);
-
+const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/apps',
     {
@@ -66,4 +67,35 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default agentAccess(plugin);
+const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/import/homepage',
+    {
+      schema: {
+        tags,
+        summary: "Import Homepage's services.yaml, bookmarks.yaml and widgets.yaml",
+        description:
+          'Services become apps in their groups (icons mapped: mdi-x to mdi:x, si-x and x.png to brand:x when the ' +
+          'brand exists), siteMonitor a linked http check; bookmarks become refs in space_id (default Inbox) with ' +
+          'their group as source; the openmeteo widget sets the weather place. Apps are matched by group and name, ' +
+          'so importing again updates in place. With dry_run nothing is written. Malformed YAML is 400 ' +
+          'IMPORT_YAML_INVALID with the file, line and column.',
+        body: HomepageImport,
+        response: { 200: ImportReport, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      if (request.body.space_id) await assertSpaceReadable(request, request.body.space_id);
+      // biome-ignore lint/style/noNonNullAssertion: owner-only routes always have a principal
+      return importHomepage(app.sql, request.principal!, request.body);
+    },
+  );
+};
+
+const plugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.addSchema(App);
+  await app.register(agentAccess(routes));
+  await app.register(ownerOnly(importRoutes));
+};
+
+export default plugin;

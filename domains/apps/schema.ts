@@ -88,3 +88,40 @@ export const AppListQuery = Type.Intersect([
 export type AppListQuery = Static<typeof AppListQuery>;
 
 export const AppList = Paginated(Type.Ref('App'));
+
+const yamlText = (file: string) =>
+  Type.String({ maxLength: 1_000_000, description: `the text of Homepage's ${file}` });
+
+export const HomepageImport = Type.Object(
+  {
+    services: Type.Optional(yamlText('services.yaml')),
+    bookmarks: Type.Optional(yamlText('bookmarks.yaml')),
+    widgets: Type.Optional(yamlText('widgets.yaml')),
+    space_id: Type.Optional(Uuid),
+    dry_run: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+export type HomepageImport = Static<typeof HomepageImport>;
+
+const itemKinds = ['app', 'service', 'ref', 'setting', 'widget', 'icon'] as const;
+const ImportedItem = Type.Object({
+  kind: Type.Enum([...itemKinds]),
+  name: Type.String(),
+  group: Type.Optional(Type.String()),
+});
+const SkippedItem = Type.Object({
+  kind: Type.Enum([...itemKinds]),
+  name: Type.String(),
+  group: Type.Optional(Type.String()),
+  reason: Type.String(),
+});
+export type ImportedItem = Static<typeof ImportedItem>;
+
+export const ImportReport = Type.Object({
+  dry_run: Type.Boolean(),
+  created: Type.Array(ImportedItem),
+  updated: Type.Array(ImportedItem),
+  skipped: Type.Array(SkippedItem),
+});
+export type ImportReport = Static<typeof ImportReport>;

@@ -42,7 +42,7 @@ function selectApps(sql: Db) {
 
 /** Groups in the order of their first app, then positions. */
 const listOrder = (sql: Db) => sql`
-  order by min(a.created_at) over (partition by a.group_name), a.group_name, a.position, a.id`;
+  order by min(a.seq) over (partition by a.group_name), a.group_name, a.position, a.id`;
 
 export async function listApps(
   sql: Db,

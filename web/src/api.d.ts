@@ -8724,6 +8724,89 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/import/homepage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Homepage's services.yaml, bookmarks.yaml and widgets.yaml
+         * @description Services become apps in their groups (icons mapped: mdi-x to mdi:x, si-x and x.png to brand:x when the brand exists), siteMonitor a linked http check; bookmarks become refs in space_id (default Inbox) with their group as source; the openmeteo widget sets the weather place. Apps are matched by group and name, so importing again updates in place. With dry_run nothing is written. Malformed YAML is 400 IMPORT_YAML_INVALID with the file, line and column.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the text of Homepage's services.yaml */
+                        services?: string;
+                        /** @description the text of Homepage's bookmarks.yaml */
+                        bookmarks?: string;
+                        /** @description the text of Homepage's widgets.yaml */
+                        widgets?: string;
+                        /** Format: uuid */
+                        space_id?: string;
+                        /** @default false */
+                        dry_run?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dry_run: boolean;
+                            created: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                            }[];
+                            updated: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                            }[];
+                            skipped: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/boards": {
         parameters: {
             query?: never;
@@ -8922,7 +9005,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
