@@ -86,8 +86,9 @@ const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       if (request.body.space_id) await assertSpaceReadable(request, request.body.space_id);
-      // biome-ignore lint/style/noNonNullAssertion: owner-only routes always have a principal
-      return importHomepage(app.sql, request.principal!, request.body);
+      const principal = request.principal;
+      if (!principal) throw hubError('UNAUTHORIZED');
+      return importHomepage(app.sql, principal, request.body);
     },
   );
 };
