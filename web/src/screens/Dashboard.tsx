@@ -27,6 +27,8 @@ const titles: Record<Card['type'], string> = {
   health: 'Service health',
   blank: 'Spacer',
   flame: 'Flame',
+  apps: 'Apps',
+  bookmarks: 'Bookmarks',
 };
 const cardTypes = Object.keys(titles) as Card['type'][];
 

@@ -7,6 +7,8 @@ import { signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { components, paths } from '../api.d.ts';
 import { api, ok } from '../client.ts';
+import { AppsCard } from './dashboard/AppsCard.tsx';
+import { BookmarksCard } from './dashboard/BookmarksCard.tsx';
 
 export type Card = components['schemas']['DashboardLayout']['cards'][number];
 type Config = Card['config'];
@@ -400,6 +402,8 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'clock') return <Clock config={config} />;
   if (card.type === 'flame') return <Flame />;
   if (card.type === 'blank') return null;
+  if (card.type === 'apps') return <AppsCard config={config} />;
+  if (card.type === 'bookmarks') return <BookmarksCard config={config} />;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
   if (problem !== null) return <p class="card-error">{problem}</p>;
