@@ -38,6 +38,16 @@ await hub.asOwner({
   payload: { mode: 'snap', cards: [{ id: 'tiles', type: 'apps', size: 12, h: 3 }] },
 });
 
+const links = await hub.asOwner({ method: 'POST', url: '/api/boards', payload: { name: 'Infra' } });
+await hub.asOwner({
+  method: 'PUT',
+  url: `/api/boards/${links.json().id}/layout`,
+  payload: {
+    mode: 'snap',
+    cards: [{ id: 'infra', type: 'apps', size: 6, config: { group: 'Infrastructure' } }],
+  },
+});
+
 t.test('sign in to the dashboard', async () => {
   await page.goto(hub.origin);
   await page.getByLabel('Owner token').fill(ownerToken);
@@ -106,5 +116,20 @@ t.test('quick launch: typing filters, arrows move, Enter opens, Escape clears', 
   await page.getByRole('combobox', { name: 'Card to add' }).focus();
   await page.keyboard.type('x');
   t.equal(await page.locator('.launch-query').count(), 0);
+});
+
+t.test('board tabs switch the layout shown', async (t) => {
+  const tabs = page.getByRole('tablist', { name: 'Boards' }).getByRole('tab');
+  t.same(await tabs.allTextContents(), ['Home', 'Infra']);
+  t.equal(await tabs.first().getAttribute('aria-selected'), 'true');
+  await page.getByRole('tab', { name: 'Infra' }).click();
+  await page.locator('.grid-stack-item[gs-id="infra"]').waitFor();
+  const shown = await page
+    .locator('.app-tile')
+    .evaluateAll((items) => items.map((item) => item.getAttribute('data-app')));
+  t.same(shown, ['Proxmox'], "the Infra board's card shows its group only");
+  await page.getByRole('tab', { name: 'Home' }).click();
+  await page.locator('.grid-stack-item[gs-id="tiles"]').waitFor();
+  t.equal(await page.locator('.app-tile').count(), 3);
   t.same(problems, []);
 });

@@ -7,10 +7,11 @@ import { GridStack, type GridStackNode } from 'gridstack';
 import { Component, createRef } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { components } from '../api.d.ts';
-import { api } from '../client.ts';
 import { Icon } from '../components/Icon.tsx';
 import { failed, toast } from '../state.ts';
 import { type Card, CardContent, cardData, cardTitle } from './DashboardCards.tsx';
+import { BoardTabs } from './dashboard/BoardTabs.tsx';
+import { loadBoards, readLayout, writeLayout } from './dashboard/boards.ts';
 
 type Layout = components['schemas']['DashboardLayout'];
 
@@ -116,17 +117,17 @@ export default function Dashboard() {
   const adding = useSignal('clock');
 
   async function load() {
-    const { data, error, response } = await api.GET('/api/dashboard/layout');
+    const { data, error, response } = await readLayout();
     if (error || !data) throw new Error(`the layout could not be loaded (${response.status})`);
     layout.value = data;
     etag.value = response.headers.get('etag');
     version.value++;
   }
   async function save(next: Layout, remount: boolean) {
-    const { data, error, response } = await api.PUT('/api/dashboard/layout', {
-      body: { mode: next.mode, cards: inputOf(next.cards) },
-      headers: etag.value ? { 'if-match': etag.value } : {},
-    });
+    const { data, error, response } = await writeLayout(
+      { mode: next.mode, cards: inputOf(next.cards) },
+      etag.value,
+    );
     if (response.status === 412) {
       toast('The layout was changed elsewhere: showing the newer one', 'info');
       await load();
@@ -140,7 +141,7 @@ export default function Dashboard() {
   }
 
   useEffect(() => {
-    load().catch(failed);
+    loadBoards().then(load).catch(failed);
     const stream = new EventSource('/api/dashboard/stream');
     stream.addEventListener('card', (event) => {
       const { type, data } = JSON.parse((event as MessageEvent).data) as { type: string; data: unknown };
@@ -200,6 +201,7 @@ export default function Dashboard() {
     <div class="dashboard">
       <div class="page-head">
         <h1>Dashboard</h1>
+        <BoardTabs onSwitch={() => load().catch(failed)} />
         <div class="toolbar">
           {/* biome-ignore lint/a11y/useSemanticElements: two toggle buttons, not a form section */}
           <div class="segmented" role="group" aria-label="Placement">
