@@ -1,6 +1,6 @@
 // The launcher in a real browser: the apps card's tiles by group with their status dots (latency on hover), a tile
-// opening its link in a new tab, and quick launch (typing with no field focused filters, Enter opens the first,
-// arrows move, Escape clears).
+// opening its link in a new tab, quick launch (typing with no field focused filters, Enter opens the first, arrows
+// move, Escape clears), board tabs, and the Homepage import dialog in Settings (dry run, then import).
 import t from 'tap';
 import { ownerToken } from '../helpers/app.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot } from './browser.ts';
@@ -123,13 +123,58 @@ t.test('board tabs switch the layout shown', async (t) => {
   t.same(await tabs.allTextContents(), ['Home', 'Infra']);
   t.equal(await tabs.first().getAttribute('aria-selected'), 'true');
   await page.getByRole('tab', { name: 'Infra' }).click();
-  await page.locator('.grid-stack-item[gs-id="infra"]').waitFor();
+  await page.locator('.grid-stack-item[gs-id="infra"] .app-tile').first().waitFor();
   const shown = await page
     .locator('.app-tile')
     .evaluateAll((items) => items.map((item) => item.getAttribute('data-app')));
   t.same(shown, ['Proxmox'], "the Infra board's card shows its group only");
   await page.getByRole('tab', { name: 'Home' }).click();
-  await page.locator('.grid-stack-item[gs-id="tiles"]').waitFor();
+  await page.locator('.grid-stack-item[gs-id="tiles"] .app-tile').nth(2).waitFor();
   t.equal(await page.locator('.app-tile').count(), 3);
+  t.same(problems, []);
+});
+
+t.test('Settings: the Homepage import dialog shows the dry run, then imports', async (t) => {
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  await page.getByRole('button', { name: 'Import from Homepage…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import from Homepage' });
+  await dialog.waitFor();
+  await dialog
+    .getByLabel('services.yaml', { exact: true })
+    .fill(
+      `- Home:\n    - Home Assistant:\n        icon: home-assistant.png\n        href: ${link('ha')}\n` +
+        '    - Grafana:\n        icon: mdi-chart-line\n        href: http://127.0.0.1:9/\n' +
+        '        widget:\n          type: grafana\n',
+    );
+  await dialog.getByLabel('widgets.yaml', { exact: true }).fill('- openmeteo:\n    label: Home: garden\n');
+  await dialog.getByRole('button', { name: 'Dry run' }).click();
+  await dialog.getByRole('alert').waitFor();
+  t.match(await dialog.getByRole('alert').textContent(), /widgets\.yaml line 2, column 12/);
+  t.equal(await dialog.getByRole('button', { name: 'Import', exact: true }).isDisabled(), true);
+  problems.splice(0);
+
+  await dialog.getByLabel('widgets.yaml', { exact: true }).fill('- openmeteo:\n    label: Garden\n');
+  await dialog.getByRole('button', { name: 'Dry run' }).click();
+  const report = dialog.getByRole('region', { name: 'Import report' });
+  await report.getByText('Dry run: nothing was written.').waitFor();
+  t.same(await report.getByRole('region', { name: 'Would create' }).locator('li').allTextContents(), [
+    'app: Home › Home Assistant',
+    'app: Home › Grafana',
+  ]);
+  t.match(await report.getByRole('region', { name: 'Skipped' }).textContent(), /type grafana/);
+  t.equal((await hub.sql`select count(*)::int as n from apps where group_name = 'Home'`)[0].n, 0);
+  await checkAccessible(t, page, 'import dialog');
+
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+  await report.getByText('Imported.').waitFor();
+  t.same(
+    (await hub.sql`select name, icon from apps where group_name = 'Home' order by position`).map(
+      (row) => `${row.name} ${row.icon}`,
+    ),
+    ['Home Assistant brand:homeassistant', 'Grafana mdi:chart-line'],
+  );
+  await screenshot(page, 'homepage-import');
+  await dialog.getByRole('button', { name: 'Close' }).click();
   t.same(problems, []);
 });

@@ -7,6 +7,7 @@ import { Icon } from '../components/Icon.tsx';
 import { ago } from '../lib.ts';
 import { failed, toast } from '../state.ts';
 import type { Agent, AgentToken, IconSet, VoiceClip } from '../types.ts';
+import { HomepageImport } from './settings/HomepageImport.tsx';
 
 const cssName = (name: string) => `--${name.replaceAll('_', '-')}`;
 const label = (name: string) => name.replace('_', ' ');
@@ -395,6 +396,7 @@ export default function Settings() {
         <Agents />
         <IconSets />
         <Voice />
+        <HomepageImport />
       </div>
     </div>
   );

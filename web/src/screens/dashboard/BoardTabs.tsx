@@ -14,21 +14,23 @@ export function BoardTabs({ onSwitch }: { onSwitch: () => void }) {
     onSwitch();
   }
   return (
-    <div class="tabs board-tabs" role="tablist" aria-label="Boards">
-      {boards.value.map((board) => (
-        <button
-          key={board.id}
-          type="button"
-          role="tab"
-          aria-selected={activeBoard.value?.id === board.id}
-          onClick={() => {
-            activeBoard.value = board;
-            onSwitch();
-          }}
-        >
-          {board.name}
-        </button>
-      ))}
+    <div class="board-tabs">
+      <div class="tabs" role="tablist" aria-label="Boards">
+        {boards.value.map((board) => (
+          <button
+            key={board.id}
+            type="button"
+            role="tab"
+            aria-selected={activeBoard.value?.id === board.id}
+            onClick={() => {
+              activeBoard.value = board;
+              onSwitch();
+            }}
+          >
+            {board.name}
+          </button>
+        ))}
+      </div>
       <button
         type="button"
         class="ghost small"
