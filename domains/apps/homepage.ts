@@ -66,16 +66,18 @@ function groups(file: HomepageFile, data: unknown): [string, unknown[]][] {
 /** Each `- Name: { href, icon, ... }` of each group; a nested group's entries are listed under their own name. */
 export function readServices(data: unknown): HomepageService[] {
   const services: HomepageService[] = [];
-  const walk = (group: string, entries: unknown[]) => {
+  // Homepage nests groups a level or two deep; deeper lists are not groups, and are not followed.
+  const walk = (group: string, entries: unknown[], depth: number) => {
     for (const entry of entries) {
       if (!isMap(entry)) continue;
       for (const [name, fields] of Object.entries(entry)) {
-        if (Array.isArray(fields)) walk(name, fields);
-        else services.push({ group, name, fields: isMap(fields) ? fields : {} });
+        if (Array.isArray(fields)) {
+          if (depth < 3) walk(name, fields, depth + 1);
+        } else services.push({ group, name, fields: isMap(fields) ? fields : {} });
       }
     }
   };
-  for (const [group, entries] of groups('services', data)) walk(group, entries);
+  for (const [group, entries] of groups('services', data)) walk(group, entries, 1);
   return services;
 }
 
