@@ -8,7 +8,9 @@ import type { components } from '../../../api.d.ts';
 import { api, ok } from '../../../client.ts';
 import { useData } from '../../../data.ts';
 import { type AiUsage, AiUsageCard } from './ai-usage.tsx';
+import { AppsCard } from './apps.tsx';
 import { type Backups, BackupsCard } from './backups.tsx';
+import { BookmarksCard } from './bookmarks.tsx';
 import { Clock } from './clock.tsx';
 import { Cluster, type ClusterData } from './cluster.tsx';
 import { Flame } from './flame.tsx';
@@ -79,6 +81,8 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'clock') return <Clock config={config} />;
   if (card.type === 'flame') return <Flame />;
   if (card.type === 'blank') return null;
+  if (card.type === 'apps') return <AppsCard config={config} />;
+  if (card.type === 'bookmarks') return <BookmarksCard config={config} />;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
   if (problem !== null) return <p class="card-error">{problem}</p>;
