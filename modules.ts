@@ -5,9 +5,11 @@
 import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import aiUsage from './domains/ai-usage/index.ts';
+import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
 import backups from './domains/backups/index.ts';
+import boards from './domains/boards/index.ts';
 import capture from './domains/capture/index.ts';
 import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
@@ -79,6 +81,8 @@ export const modules: readonly HubModule[] = [
   aiUsage,
   actions,
   integrations,
+  apps,
+  boards,
 ];
 
 /** Everything the modules contribute, gathered once. */

@@ -176,6 +176,19 @@ const catalogue = {
   SERVICE_NOT_FOUND: notFound('monitored service'),
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
+  // The launcher.
+  APP_NOT_FOUND: notFound('app'),
+  APP_OUT_OF_SCOPE: entry(
+    403,
+    () => 'apps belong to no space: an agent scoped to one space may read them but not change them',
+  ),
+  BOARD_NOT_FOUND: notFound('board'),
+  IMPORT_YAML_INVALID: entry(400, detail),
+  IMPORT_INVALID: entry(400, detail),
+  BOARD_IS_DEFAULT: entry(
+    409,
+    () => 'the default board cannot be deleted (its layout is the dashboard layout)',
+  ),
   SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
   // Dashboard and infrastructure cards. An upstream's failure is our 502 with its own status in the message and in
   // `upstream`, never its status as ours.

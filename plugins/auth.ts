@@ -39,6 +39,8 @@ export const publicRoutes: readonly string[] = [
   'GET /api/icons',
   'GET /api/icons/:slug.png',
   'GET /api/icons/:slug.svg',
+  'GET /api/icons/mdi/:name.png',
+  'GET /api/icons/mdi/:name.svg',
   'GET /api/icon-sets',
   'GET /api/icon-sets/:set',
   'GET /api/icon-sets/:set/:file',
@@ -131,6 +133,12 @@ export const agentRoutes: readonly string[] = [
   'GET /api/speedtest/history',
   'GET /api/speedtest/history.csv',
   'GET /api/ai-usage',
+  // The launcher's apps (writes wait for approval like other entity writes).
+  'GET /api/apps',
+  'POST /api/apps',
+  'GET /api/apps/:id',
+  'PATCH /api/apps/:id',
+  'DELETE /api/apps/:id',
   // Proposals: usage records, and actions that wait for the owner's approval.
   'POST /api/ai-usage/records',
   'POST /api/actions/run',

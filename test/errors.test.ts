@@ -252,6 +252,22 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   SPEEDTEST_NO_RESULT: () => ta.asOwner({ method: 'GET', url: '/api/speedtest/latest' }),
   VOICE_CLIP_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/voice/clips/${absentId}` }),
   SERVICE_NOT_FOUND: () => ta.asOwner({ method: 'DELETE', url: `/api/health/services/${absentId}` }),
+  BOARD_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/boards/${absentId}` }),
+  BOARD_IS_DEFAULT: async () => {
+    const [board] = (await ta.asOwner({ method: 'GET', url: '/api/boards' })).json().items;
+    return ta.asOwner({ method: 'DELETE', url: `/api/boards/${board.id}` });
+  },
+  IMPORT_YAML_INVALID: () =>
+    ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { services: '- a: b: c' } }),
+  IMPORT_INVALID: () =>
+    ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { widgets: 'not: a list' } }),
+  APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
+  APP_OUT_OF_SCOPE: () =>
+    ta.asAgent(agents.scopedOwner.token, {
+      method: 'POST',
+      url: '/api/apps',
+      payload: { name: 'x', href: 'https://x.example' },
+    }),
   ACTION_NOT_FOUND: () => ta.asOwner({ method: 'POST', url: `/api/actions/${absentId}/approve` }),
   BACKUP_INVALID: () =>
     ta.asOwner({

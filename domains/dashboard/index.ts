@@ -3,13 +3,16 @@
 //   GET /api/dashboard/layout   the layout with computed positions, and its ETag (owner)
 //   PUT /api/dashboard/layout   replace it; If-Match with a stale ETag is 412 (owner)
 //   GET /api/dashboard/stream   server-sent `card` events and heartbeats (owner)
+//   GET /api/boards/:id/layout  a board's layout (the default board's is the one above) and its ETag (owner)
+//   PUT /api/boards/:id/layout  replace it, with the same If-Match rule (owner)
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
-import { errors } from '../../lib/schemas.ts';
+import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
+import { boardKeyPrefix, layoutKeyOfBoard } from '../boards/layout-key.ts';
 import { defaultLayout, normaliseLayout } from './layout.ts';
 import { Layout, LayoutInput } from './schema.ts';
 import { dashboardSetting } from './setting.ts';
@@ -34,10 +37,14 @@ function ownerKey(request: FastifyRequest): string {
     : baseKey;
 }
 
-/** The layout an owner sees: their own, else the bearer owner's, else the default; tagged by where it came from. */
+/**
+ * The layout an owner sees: their own, else the bearer owner's, else the default; tagged by where it came from. A
+ * board other than the default starts empty.
+ */
 function current(rows: LayoutRow[], key: string): Current {
   const own = rows.find((row) => row.owner_key === key);
   if (own) return { layout: own.layout, etag: `"o${own.revision}"` };
+  if (key.startsWith(boardKeyPrefix)) return { layout: { mode: 'snap', cards: [] }, etag: '"e"' };
   const base = rows.find((row) => row.owner_key === baseKey);
   if (base) return { layout: base.layout, etag: `"b${base.revision}"` };
   return { layout: defaultLayout(), etag: '"d"' };
@@ -68,6 +75,34 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     return found;
   }
 
+  async function sendLayout(reply: FastifyReply, key: string): Promise<FastifyReply> {
+    const found = await read(key);
+    found.text ??= JSON.stringify(found.layout);
+    return reply.header('etag', found.etag).type('application/json; charset=utf-8').send(found.text);
+  }
+
+  async function replaceLayout(
+    reply: FastifyReply,
+    key: string,
+    body: LayoutInput,
+    ifMatch: string | undefined,
+  ): Promise<Layout> {
+    const layout = normaliseLayout(body);
+    const saved = await app.sql.begin(async (tx) => {
+      await lockLayout(tx, key);
+      if (ifMatch !== undefined) {
+        const now = current(await findLayouts(tx, [key, baseKey]), key);
+        if (!matches(ifMatch, now.etag)) {
+          throw hubError('LAYOUT_CHANGED', `the layout changed since ${ifMatch} (now ${now.etag})`);
+        }
+      }
+      return saveLayout(tx, key, layout);
+    });
+    cache.clear();
+    reply.header('etag', `"o${saved.revision}"`);
+    return saved.layout;
+  }
+
   await app.register(
     ownerOnly(async (owner) => {
       owner.get(
@@ -82,11 +117,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             response: { 200: Type.Ref('DashboardLayout'), ...errors(401, 403) },
           },
         },
-        async (request, reply) => {
-          const found = await read(ownerKey(request));
-          found.text ??= JSON.stringify(found.layout);
-          return reply.header('etag', found.etag).type('application/json; charset=utf-8').send(found.text);
-        },
+        async (request, reply) => sendLayout(reply, ownerKey(request)),
       );
 
       owner.put(
@@ -104,25 +135,48 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             response: { 200: Type.Ref('DashboardLayout'), ...errors(400, 401, 403, 412) },
           },
         },
-        async (request, reply) => {
-          const key = ownerKey(request);
-          const layout = normaliseLayout(request.body);
-          const ifMatch = request.headers['if-match'];
-          const saved = await app.sql.begin(async (tx) => {
-            await lockLayout(tx, key);
-            if (ifMatch !== undefined) {
-              const now = current(await findLayouts(tx, [key, baseKey]), key);
-              if (!matches(ifMatch, now.etag)) {
-                throw hubError('LAYOUT_CHANGED', `the layout changed since ${ifMatch} (now ${now.etag})`);
-              }
-            }
-            return saveLayout(tx, key, layout);
-          });
-          cache.clear();
-          const etag = `"o${saved.revision}"`;
-          reply.header('etag', etag);
-          return saved.layout;
+        async (request, reply) =>
+          replaceLayout(reply, ownerKey(request), request.body, request.headers['if-match']),
+      );
+
+      owner.get(
+        '/boards/:id/layout',
+        {
+          schema: {
+            tags,
+            summary: "A board's layout",
+            description:
+              "The default board's is the dashboard layout (/api/dashboard/layout); another board's starts empty. " +
+              'The ETag goes back in If-Match on PUT.',
+            params: IdParams,
+            response: { 200: Type.Ref('DashboardLayout'), ...errors(400, 401, 403, 404) },
+          },
         },
+        async (request, reply) =>
+          sendLayout(reply, await layoutKeyOfBoard(app.sql, request.params.id, ownerKey(request))),
+      );
+
+      owner.put(
+        '/boards/:id/layout',
+        {
+          schema: {
+            tags,
+            summary: "Replace a board's layout",
+            description:
+              'As PUT /api/dashboard/layout: with If-Match, a layout changed since that ETag is 412.',
+            params: IdParams,
+            headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1000 })) }),
+            body: LayoutInput,
+            response: { 200: Type.Ref('DashboardLayout'), ...errors(400, 401, 403, 404, 412) },
+          },
+        },
+        async (request, reply) =>
+          replaceLayout(
+            reply,
+            await layoutKeyOfBoard(app.sql, request.params.id, ownerKey(request)),
+            request.body,
+            request.headers['if-match'],
+          ),
       );
 
       owner.get(

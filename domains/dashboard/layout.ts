@@ -41,6 +41,16 @@ const configSchemas: Record<CardType, TSchema> = {
   }),
   blank: strict({}),
   flame: strict({ intensity: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })) }),
+  // The launcher: every group's apps, or one group's; tiles in `columns` columns.
+  apps: strict({
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    columns: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
+  }),
+  // The refs of a space as links; `tag` keeps those whose source is that tag (imported bookmark groups).
+  bookmarks: strict({
+    space_id: Type.String({ pattern: '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' }),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  }),
 };
 const checkers = Object.fromEntries(
   Object.entries(configSchemas).map(([type, schema]) => [type, Compile(schema)]),

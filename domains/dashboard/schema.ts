@@ -13,6 +13,8 @@ export const cardTypes = [
   'health',
   'blank',
   'flame',
+  'apps',
+  'bookmarks',
 ] as const;
 export type CardType = (typeof cardTypes)[number];
 

@@ -17,7 +17,7 @@ import {
 
 export type { WriteContext, WriteEnv, WriteFile } from './handler.ts';
 
-export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc'] as const;
+export const entityTypes = ['page', 'project', 'task', 'ref', 'resource', 'source_doc', 'app'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 export const writeActions = ['create', 'update', 'delete', 'upsert'] as const;

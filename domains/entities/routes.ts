@@ -11,7 +11,7 @@ import type { Principal } from '../../plugins/auth.ts';
 import { PendingReceipt } from '../pending-changes/schema.ts';
 import { type Entity, type EntityName, inReach } from './handler.ts';
 import type { EntityType } from './registry.ts';
-import { entityVersion } from './store.ts';
+import { currentVersion } from './versions.ts';
 import { performWrite } from './write.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -53,7 +53,7 @@ async function readWithEtag(
   reply: FastifyReply,
   id: string,
 ): Promise<{ row: unknown; version: number | undefined }> {
-  const version = await entityVersion(request.server.sql, spec.entity_type, id);
+  const version = await currentVersion(request.server.sql, spec.entity_type, id);
   const row = await spec.read(request, id);
   if (version !== undefined) reply.header('etag', versionEtag(version));
   return { row, version };

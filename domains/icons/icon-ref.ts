@@ -1,38 +1,49 @@
-// iconRefs: `brand:<slug>` names a simple-icons brand, `set:<set>:<name>` an icon of an uploaded set. The one
-// grammar of them: the schema routes validate with, the URL the icon routes serve one at, and the check every place
-// that stores one (devices, monitored services, the assistant's avatar) runs first, so a stored ref always named an
-// icon when it was written.
+// iconRefs: `brand:<slug>` names a simple-icons brand, `mdi:<name>` a Material Design icon, `set:<set>:<name>` an
+// icon of an uploaded set. The one grammar of them: the schema routes validate with, the URL the icon routes serve one
+// at, and the check every place that stores one (devices, monitored services, apps, the assistant's avatar) runs
+// first, so a stored ref always named an icon when it was written.
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { brandSlugPattern, findBrand } from './brands.ts';
+import { mdiExists } from './mdi.ts';
 import { iconExists } from './store.ts';
 
 const part = '[a-z0-9][a-z0-9._-]{0,99}';
-export const iconRefPattern = `^(?:set:${part}:${part}|brand:${part})$`;
+export const iconRefPattern = `^(?:set:${part}:${part}|brand:${part}|mdi:${part})$`;
 
 export const IconRef = Type.String({
   pattern: iconRefPattern,
   maxLength: 220,
-  description: 'set:<set>:<name> or brand:<slug>',
+  description: 'set:<set>:<name>, brand:<slug> or mdi:<name>',
 });
 export const NullableIconRef = Type.Union([IconRef, Type.Null()]);
 
-/** An iconRef taken apart: a brand's slug or a set and an icon's name; null when it is neither form. */
+/** An iconRef taken apart: a brand's slug, an mdi name, or a set and an icon's name; null when it is none of them. */
 export function parseIconRef(
   ref: string,
-): { kind: 'brand'; slug: string } | { kind: 'set'; set: string; name: string } | null {
+):
+  | { kind: 'brand'; slug: string }
+  | { kind: 'mdi'; name: string }
+  | { kind: 'set'; set: string; name: string }
+  | null {
   const brand = /^brand:(.+)$/.exec(ref);
   if (brand) return { kind: 'brand', slug: brand[1] };
+  const mdi = /^mdi:(.+)$/.exec(ref);
+  if (mdi) return { kind: 'mdi', name: mdi[1] };
   const set = /^set:([^:]+):(.+)$/.exec(ref);
   return set ? { kind: 'set', set: set[1], name: set[2] } : null;
 }
 
-/** The URL of the icon a reference names: brand icons as PNG, set icons by name with their own extension. */
+/**
+ * The URL of the icon a reference names: brand icons as PNG, mdi icons as SVG, set icons by name with their own
+ * extension.
+ */
 export function iconUrl(ref: string | null): string | null {
   const parsed = ref ? parseIconRef(ref) : null;
   if (!parsed) return null;
   if (parsed.kind === 'brand') return `/api/icons/${encodeURIComponent(parsed.slug)}.png`;
+  if (parsed.kind === 'mdi') return `/api/icons/mdi/${encodeURIComponent(parsed.name)}.svg`;
   const name = /\.(svg|png)$/i.test(parsed.name) ? parsed.name : `${parsed.name}.svg`;
   return `/api/icon-sets/${encodeURIComponent(parsed.set)}/${encodeURIComponent(name)}`;
 }
@@ -60,6 +71,15 @@ export async function iconRefProblem(
     }
     return null;
   }
+  if (parsed?.kind === 'mdi') {
+    if (!(await mdiExists(parsed.name))) {
+      return {
+        kind: 'missing',
+        message: `${ref} names no Material Design icon (names as materialdesignicons.com spells them, like mdi:home)`,
+      };
+    }
+    return null;
+  }
   if (parsed?.kind === 'set' && setPart.test(parsed.set) && iconPart.test(parsed.name)) {
     if (!(await iconExists(sql, parsed.set, parsed.name))) {
       return {
@@ -69,7 +89,10 @@ export async function iconRefProblem(
     }
     return null;
   }
-  return { kind: 'malformed', message: `"${ref}" is not an iconRef: use brand:<slug> or set:<set>:<name>` };
+  return {
+    kind: 'malformed',
+    message: `"${ref}" is not an iconRef: use brand:<slug>, mdi:<name> or set:<set>:<name>`,
+  };
 }
 
 /**

@@ -5,6 +5,8 @@
 //   GET    /icons                  search brand and set icons by name (the icon picker)
 //   GET    /icons/:slug.png        a set icon, else a brand icon, as PNG (?set= ?size= ?color= ?fallback=)
 //   GET    /icons/:slug.svg        the same as a vector
+//   GET    /icons/mdi/:name.png    a Material Design icon as PNG (?size= ?color=)
+//   GET    /icons/mdi/:name.svg    the same as a vector (?color=)
 //   GET    /icon-sets              sets with their icon counts
 //   GET    /icon-sets/:set         a set's icons
 //   GET    /icon-sets/:set/:file   one icon's bytes (file: <name>.svg or <name>.png)
@@ -26,6 +28,7 @@ import { ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { brandSvg } from './brands.ts';
 import { takeIcon } from './ingest.ts';
 import { resolveIcon, SetIconIndex, searchIcons } from './lookup.ts';
+import { mdiDefaultColor, mdiSvg } from './mdi.ts';
 import { fallbackTileSvg, RenderCache, renderPng, snapSize, strongEtag } from './render.ts';
 import {
   AddedIcon,
@@ -35,6 +38,9 @@ import {
   IconSetDetail,
   IconSetList,
   iconFilePattern,
+  MdiParams,
+  MdiPngQuery,
+  MdiSvgQuery,
   PngQuery,
   ReplaceQuery,
   SearchQuery,
@@ -210,6 +216,59 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           if (source) bytes = Buffer.from(brandSvg(source.brand, color));
           else if (fallback && slugPattern.test(slug)) bytes = Buffer.from(fallbackTileSvg(slug));
           else unknownIcon(slug);
+          return sendIcon(request, reply, { type: 'svg', bytes, etag: strongEtag(bytes) });
+        },
+      );
+
+      /** An mdi icon's SVG in the colour asked for, or 404 ICON_UNKNOWN. */
+      async function mdi(name: string, color: string | undefined): Promise<string> {
+        const svg = await mdiSvg(name, color);
+        if (svg === undefined) throw hubError('ICON_UNKNOWN', `no Material Design icon "${name}"`);
+        return svg;
+      }
+      const mdiColor = (color: string | undefined) =>
+        color?.replace('#', '').toLowerCase() ?? mdiDefaultColor;
+
+      open.get(
+        '/icons/mdi/:name.png',
+        {
+          schema: {
+            tags,
+            summary: 'A Material Design icon (mdi:<name>) as PNG, rendered locally',
+            description:
+              `Drawn in ?color= (default #${mdiDefaultColor}) at ?size= pixels, snapped up like the other icons; ` +
+              'cached and limited like them.',
+            params: MdiParams,
+            querystring: MdiPngQuery,
+            response: { ...IconBytes('image/png'), ...errors(400, 404) },
+          },
+        },
+        async (request, reply) => {
+          const { name } = request.params;
+          const color = mdiColor(request.query.color);
+          const size = snapSize(request.query.size);
+          const svg = await mdi(name, color);
+          const image = await cache.get(`mdi|${name}|${color}|${size}`, () =>
+            render(request, reply, () => svg, size),
+          );
+          return sendIcon(request, reply, { type: 'png', ...image });
+        },
+      );
+
+      open.get(
+        '/icons/mdi/:name.svg',
+        {
+          schema: {
+            tags,
+            summary: 'A Material Design icon (mdi:<name>) as SVG',
+            description: `Drawn in ?color= (default #${mdiDefaultColor}).`,
+            params: MdiParams,
+            querystring: MdiSvgQuery,
+            response: { ...IconBytes('image/svg+xml'), ...errors(400, 404) },
+          },
+        },
+        async (request, reply) => {
+          const bytes = Buffer.from(await mdi(request.params.name, mdiColor(request.query.color)));
           return sendIcon(request, reply, { type: 'svg', bytes, etag: strongEtag(bytes) });
         },
       );

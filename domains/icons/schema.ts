@@ -68,7 +68,7 @@ export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) })
 
 const color = Type.String({
   pattern: '^#?[0-9a-fA-F]{6}$',
-  description: 'six hex digits, with or without # (send # as %23); brand icons only',
+  description: 'six hex digits, with or without # (send # as %23); brand and mdi icons only',
 });
 const set = Type.String({ pattern: setNamePattern, description: 'look in this uploaded set only' });
 const fallback = Type.Optional(
@@ -99,6 +99,10 @@ export const PngQuery = Type.Object({
 export type PngQuery = Static<typeof PngQuery>;
 
 export const SvgQuery = Type.Object({ color: Type.Optional(color), set: Type.Optional(set), fallback });
+
+export const MdiParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
+export const MdiPngQuery = Type.Object({ size: PngQuery.properties.size, color: Type.Optional(color) });
+export const MdiSvgQuery = Type.Object({ color: Type.Optional(color) });
 
 export const SearchQuery = Type.Object({
   q: Type.String({

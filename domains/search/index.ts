@@ -1,4 +1,5 @@
-// GET /api/search: one ranked search over pages, projects, tasks, resources, refs, source documents and messages.
+// GET /api/search: one ranked search over pages, projects, tasks, resources, refs, source documents, messages and
+// apps.
 //
 // Routes it registers (access in brackets):
 //   GET    /api/search  [agent or owner]
@@ -22,9 +23,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['search'],
         summary:
-          'Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together',
+          'Full-text search across pages, projects, tasks, resources, refs, source documents, messages and apps, ranked together',
         description:
-          'Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. ' +
+          'Web-search syntax; the last word also matches as a prefix. With space_id, messages and apps are left out. ' +
           'Agents see hits from the spaces in their scope only, and messages only of the conversation their own ' +
           'assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates ' +
           '(total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, ' +

@@ -9,6 +9,7 @@ export const searchKinds = [
   'refs',
   'source_docs',
   'messages',
+  'apps',
 ] as const;
 export type SearchKind = (typeof searchKinds)[number];
 
@@ -48,7 +49,9 @@ export const SearchHit = Type.Object({
   space_id: Type.Optional(Uuid),
   parent_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'pages: the parent page' })),
   project_id: Type.Optional(Uuid),
-  url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'refs and source documents' })),
+  url: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: 'refs and source documents; apps: their link' }),
+  ),
 });
 
 const counts = Object.fromEntries(

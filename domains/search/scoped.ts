@@ -21,8 +21,11 @@ export async function searchAs(
   // Messages are the owner's words: an agent finds only those of the conversation its own turn belongs to (none
   // without a turn). An explicit space leaves them out (they have no space of their own).
   const conversationId = principal?.kind === 'agent' ? principal.conversationId : undefined;
+  // Apps belong to no space: a space filter (asked for, or an agent's scope) leaves them out.
   const kinds = requestedKinds(query.kinds).filter(
-    (kind) => !ownersWords.has(kind) || (space_id === undefined && conversationId !== null),
+    (kind) =>
+      (!ownersWords.has(kind) || (space_id === undefined && conversationId !== null)) &&
+      (kind !== 'apps' || spaceId === undefined),
   );
   const reach = { kinds, spaceId, conversationId: conversationId ?? undefined };
   const { items, counts } = await searchAll(sql, { ...reach, query: parseQuery(q), limit, offset });
@@ -37,7 +40,7 @@ export async function searchAs(
       ...(hitSpace ? { space_id: hitSpace } : {}),
       ...(hit.kind === 'pages' ? { parent_id } : {}),
       ...(hit.kind === 'tasks' && project_id ? { project_id } : {}),
-      ...(hit.kind === 'refs' || hit.kind === 'source_docs' ? { url } : {}),
+      ...(hit.kind === 'refs' || hit.kind === 'source_docs' || hit.kind === 'apps' ? { url } : {}),
     })),
     total,
     total_is_estimate: counts.some((kind) => kind.estimated),

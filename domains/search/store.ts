@@ -218,10 +218,21 @@ function kindSql(
           ${options.conversationId ? sql`and c.id = ${options.conversationId}` : sql``}`,
       page: page(sql`coalesce(c.title, '')`, 'p.content', noLinks),
     },
+    // Apps belong to no space: searched only without a space filter (index.ts leaves them out otherwise).
+    apps: {
+      matches: (cond) => sql`from apps p where ${cond}`,
+      page: page(
+        sql`p.name`,
+        'p.description',
+        sql`null::uuid as parent_id, null::uuid as project_id, p.href as url`,
+      ),
+    },
   };
 }
 
-const spaceColumn = (kind: SearchKind) => (kind === 'messages' ? 'c.space_id' : 'p.space_id');
+/** A hit's space: apps have none. */
+const spaceColumn = (sql: Db, kind: SearchKind) =>
+  kind === 'apps' ? sql`null::uuid` : sql(kind === 'messages' ? 'c.space_id' : 'p.space_id');
 
 function union(sql: Db, parts: Fragment[]) {
   return parts.reduce((all, part) => sql`${all} union all ${part}`);
@@ -273,7 +284,7 @@ interface Plan {
 /** The planner's estimate of a kind's matches of a query, in the caller's space. */
 function estimate(sql: Db, options: SearchOptions, query: Fragment, kind: SearchKind) {
   return sql`search_match_estimate(${query}, ${kind}::regclass,
-    ${kind === 'messages' ? null : (options.spaceId ?? null)}::uuid)`;
+    ${kind === 'messages' || kind === 'apps' ? null : (options.spaceId ?? null)}::uuid)`;
 }
 
 /** tsquery text quotes a lexeme's quotes and backslashes by doubling them. */
@@ -400,7 +411,7 @@ async function rank(
   const match = sql`p.search @@ (select query from q)`;
   const branches = options.kinds.map((kind) => {
     const of = kinds[kind];
-    const hit = sql`${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id,
+    const hit = sql`${kind}::text as kind, p.id, ${spaceColumn(sql, kind)} as space_id,
       ts_rank(p.search, (select rank from q)) as rank`;
     if (!broad.has(kind)) {
       return sql`(select kind, id, space_id, rank, count(*) over () as matches
@@ -410,7 +421,7 @@ async function rank(
     if (!of.headings) {
       // No heading: the newest matches are the candidates, ranked as they are read.
       return sql`(select kind, id, space_id, ts_rank(search, (select rank from q)) as rank, null::bigint as matches
-        from (select ${kind}::text as kind, p.id, ${sql(spaceColumn(kind))} as space_id, p.search ${of.matches(match)}
+        from (select ${kind}::text as kind, p.id, ${spaceColumn(sql, kind)} as space_id, p.search ${of.matches(match)}
           order by p.created_at desc limit ${candidatesPerWord(needed)}) newest)`;
     }
     const candidates: Fragment[] = [];

@@ -15,7 +15,7 @@ const { entities } = hub;
 t.test('the registry applies every write of the six entity types in a transaction', async (t) => {
   const ta = await testApp(t);
   const space = await createSpace(ta);
-  t.same([...entityTypes], ['page', 'project', 'task', 'ref', 'resource', 'source_doc']);
+  t.same([...entityTypes], ['page', 'project', 'task', 'ref', 'resource', 'source_doc', 'app']);
   t.ok(isEntityType('source_doc'));
   t.notOk(isEntityType('space'));
   t.notOk(isEntityType(42));

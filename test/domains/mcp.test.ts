@@ -64,6 +64,7 @@ const expectedTools = [
   'get_project',
   'get_ref',
   'get_source_doc',
+  'list_apps',
   'list_devices',
   'list_my_pending_changes',
   'list_pages',

@@ -384,7 +384,16 @@ t.test('every kind is searched, with what a result list needs to link a hit, and
     new Set([ids.project, ids.task, ids.resource, ids.page, ids.doc, ids.message]),
     'research notes, task notes, resource notes, pages, documents and messages',
   );
-  t.same(all.facets, { pages: 1, projects: 1, tasks: 1, resources: 1, refs: 0, source_docs: 1, messages: 1 });
+  t.same(all.facets, {
+    pages: 1,
+    projects: 1,
+    tasks: 1,
+    resources: 1,
+    refs: 0,
+    source_docs: 1,
+    messages: 1,
+    apps: 0,
+  });
   t.equal(all.total, 6);
   t.equal(all.total_is_estimate, false);
   const hit = (id: string) => all.items.find((item) => item.id === id);

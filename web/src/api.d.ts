@@ -4304,8 +4304,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Full-text search across pages, projects, tasks, resources, refs, source documents and messages, ranked together
-         * @description Web-search syntax; the last word also matches as a prefix. With space_id, messages are left out. Agents see hits from the spaces in their scope only, and messages only of the conversation their own assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates (total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, suggestions offers the query with close spellings of words already written.
+         * Full-text search across pages, projects, tasks, resources, refs, source documents, messages and apps, ranked together
+         * @description Web-search syntax; the last word also matches as a prefix. With space_id, messages and apps are left out. Agents see hits from the spaces in their scope only, and messages only of the conversation their own assistant turn belongs to (none outside a turn). Above 10,000 matches the total and facets are estimates (total_is_estimate) and the broadest kinds rank their most likely candidates. With no hits, suggestions offers the query with close spellings of words already written.
          */
         get: {
             parameters: {
@@ -4315,7 +4315,7 @@ export interface paths {
                     /** @description web-search syntax: words, "quoted phrases", -excluded, or; the last word also matches as a prefix */
                     q: string;
                     space_id?: string;
-                    /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, singular or plural (default all); may also be repeated */
+                    /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, apps, singular or plural (default all); may also be repeated */
                     kinds?: string;
                 };
                 header?: never;
@@ -4333,7 +4333,7 @@ export interface paths {
                         "application/json": {
                             items: {
                                 /** @enum {unknown} */
-                                kind: "pages" | "projects" | "tasks" | "resources" | "refs" | "source_docs" | "messages";
+                                kind: "pages" | "projects" | "tasks" | "resources" | "refs" | "source_docs" | "messages" | "apps";
                                 /** Format: uuid */
                                 id: string;
                                 title: string;
@@ -4346,7 +4346,7 @@ export interface paths {
                                 parent_id?: string | null;
                                 /** Format: uuid */
                                 project_id?: string;
-                                /** @description refs and source documents */
+                                /** @description refs and source documents; apps: their link */
                                 url?: string | null;
                             }[];
                             total: number;
@@ -4361,6 +4361,7 @@ export interface paths {
                                 refs?: number;
                                 source_docs?: number;
                                 messages?: number;
+                                apps?: number;
                             };
                             /** @description when nothing matches: the query with close spellings from the words already written */
                             suggestions: string[];
@@ -4399,7 +4400,7 @@ export interface paths {
                     offset?: number;
                     status?: "pending" | "applying" | "applied" | "rejected";
                     agent_id?: string;
-                    entity_type?: "page" | "project" | "task" | "ref" | "resource" | "source_doc" | "capture" | "upload";
+                    entity_type?: "page" | "project" | "task" | "ref" | "resource" | "source_doc" | "app" | "capture" | "upload";
                     action?: "create" | "update" | "delete" | "upsert";
                 };
                 header?: never;
@@ -5538,7 +5539,7 @@ export interface paths {
                 query?: {
                     /** @description width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG sources; a PNG set icon is sent as uploaded) */
                     size?: number;
-                    /** @description six hex digits, with or without # (send # as %23); brand icons only */
+                    /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
                     color?: string;
                     /** @description look in this uploaded set only */
                     set?: string;
@@ -5593,7 +5594,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description six hex digits, with or without # (send # as %23); brand icons only */
+                    /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
                     color?: string;
                     /** @description look in this uploaded set only */
                     set?: string;
@@ -5603,6 +5604,116 @@ export interface paths {
                 header?: never;
                 path: {
                     slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the icon (image/svg+xml) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match ETag is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/icons/mdi/{name}.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Material Design icon (mdi:<name>) as PNG, rendered locally
+         * @description Drawn in ?color= (default #9ca3af) at ?size= pixels, snapped up like the other icons; cached and limited like them.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG sources; a PNG set icon is sent as uploaded) */
+                    size?: number;
+                    /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
+                    color?: string;
+                };
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the icon (image/png) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match ETag is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/icons/mdi/{name}.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Material Design icon (mdi:<name>) as SVG
+         * @description Drawn in ?color= (default #9ca3af).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
+                    color?: string;
+                };
+                header?: never;
+                path: {
+                    name: string;
                 };
                 cookie?: never;
             };
@@ -7291,7 +7402,7 @@ export interface paths {
                         mode: "snap" | "free";
                         cards: {
                             id: string;
-                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame */
+                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks */
                             type: string;
                             /** @description Column span, an integer 1 to 12; the legacy s, m and l are stored as 3, 6 and 12 */
                             size: unknown;
@@ -7319,6 +7430,109 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
+                412: components["responses"]["PreconditionFailed"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/boards/{id}/layout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A board's layout
+         * @description The default board's is the dashboard layout (/api/dashboard/layout); another board's starts empty. The ETag goes back in If-Match on PUT.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardLayout"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        /**
+         * Replace a board's layout
+         * @description As PUT /api/dashboard/layout: with If-Match, a layout changed since that ETag is 412.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "if-match"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        mode: "snap" | "free";
+                        cards: {
+                            id: string;
+                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks */
+                            type: string;
+                            /** @description Column span, an integer 1 to 12; the legacy s, m and l are stored as 3, 6 and 12 */
+                            size: unknown;
+                            x?: number;
+                            y?: number;
+                            w?: number;
+                            h?: number;
+                            config?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardLayout"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
                 412: components["responses"]["PreconditionFailed"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
@@ -9715,6 +9929,598 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List apps by group, with the state of the service each follows
+         * @description Groups come in the order of their first app, apps by position. status is the linked service’s cached state (up, down, pending), paused when it is disabled, unknown without one; latency_ms its last check.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    group?: string;
+                    /** @description name, description or link holds q */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["App"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /** Add an app (last in its group unless a position is given) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * Format: web-url
+                         * @description an absolute http or https URL
+                         */
+                        href: string;
+                        description?: string;
+                        icon?: string | null;
+                        /** @description default "Apps" */
+                        group?: string;
+                        /** @description place within the group (clamped to its end); default last */
+                        position?: number;
+                        /** @description a monitored service whose state the tile shows */
+                        service_id?: string | null;
+                        /** @description a LAN device */
+                        device_mac?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["App"];
+                    };
+                };
+                /** @description a suggest-tier agent's write, waiting for the owner's approval */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            pending_change_id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an app
+         * @description The ETag header is the version: send it back as If-Match with an edit.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["App"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an app (the rest of its group closes the gap) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a suggest-tier agent's write, waiting for the owner's approval */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            pending_change_id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Edit an app, or move it to another group or position
+         * @description With If-Match, an edit made against an older version is 412 VERSION_CHANGED with the current entity (and its ETag); without it the edit applies to whatever is current. The answer carries the new ETag.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+                    "if-match"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /**
+                         * Format: web-url
+                         * @description an absolute http or https URL
+                         */
+                        href?: string;
+                        description?: string;
+                        icon?: string | null;
+                        /** @description default "Apps" */
+                        group?: string;
+                        /** @description place within the group (clamped to its end); default last */
+                        position?: number;
+                        /** @description a monitored service whose state the tile shows */
+                        service_id?: string | null;
+                        /** @description a LAN device */
+                        device_mac?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["App"];
+                    };
+                };
+                /** @description a suggest-tier agent's write, waiting for the owner's approval */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            pending_change_id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                            current_version: number;
+                            current: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                href: string;
+                                description: string;
+                                /** @description an iconRef, or null */
+                                icon: string | null;
+                                /** @description where the tile gets its picture: the iconRef rendered, else the site favicon found, else null */
+                                icon_url: string | null;
+                                group: string;
+                                /** @description place within its group, 0..n-1 */
+                                position: number;
+                                service_id: string | null;
+                                device_mac: string | null;
+                                /**
+                                 * @description the linked service's cached state (up, down, pending), paused when that service is disabled, unknown without a service
+                                 * @enum {unknown}
+                                 */
+                                status: "up" | "down" | "pending" | "paused" | "unknown";
+                                latency_ms: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/import/homepage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Homepage's services.yaml, bookmarks.yaml and widgets.yaml
+         * @description Services become apps in their groups (icons mapped: mdi-x to mdi:x, si-x and x.png to brand:x when the brand exists), siteMonitor a linked http check; bookmarks become refs in space_id (default Inbox) with their group as source; the openmeteo widget sets the weather place. Apps are matched by group and name, so importing again updates in place. With dry_run nothing is written. Malformed YAML is 400 IMPORT_YAML_INVALID with the file, line and column.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the text of Homepage's services.yaml */
+                        services?: string;
+                        /** @description the text of Homepage's bookmarks.yaml */
+                        bookmarks?: string;
+                        /** @description the text of Homepage's widgets.yaml */
+                        widgets?: string;
+                        /** Format: uuid */
+                        space_id?: string;
+                        /** @default false */
+                        dry_run?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dry_run: boolean;
+                            created: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                            }[];
+                            updated: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                            }[];
+                            skipped: {
+                                /** @enum {unknown} */
+                                kind: "app" | "service" | "ref" | "setting" | "widget" | "icon";
+                                name: string;
+                                group?: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The boards, in tab order */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Board"][];
+                            total: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /** Add a board (its layout starts empty) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description tab order (clamped to the end) */
+                        position?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Board"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/boards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One board */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Board"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a board and its layout (not the default board: 409) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename or reorder a board */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @description tab order (clamped to the end) */
+                        position?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Board"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9725,7 +10531,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -10032,7 +10838,7 @@ export interface components {
             /** @description the proposing agent (null once deleted) */
             agent_id: string | null;
             /** @enum {unknown} */
-            entity_type: "page" | "project" | "task" | "ref" | "resource" | "source_doc" | "capture" | "upload";
+            entity_type: "page" | "project" | "task" | "ref" | "resource" | "source_doc" | "app" | "capture" | "upload";
             /** @enum {unknown} */
             action: "create" | "update" | "delete" | "upsert";
             /** @description the target of an update or delete */
@@ -10237,7 +11043,7 @@ export interface components {
             cards: {
                 id: string;
                 /** @enum {string} */
-                type: "clock" | "weather" | "host" | "speedtest" | "cluster" | "storage" | "backups" | "ai-usage" | "health" | "blank" | "flame";
+                type: "clock" | "weather" | "host" | "speedtest" | "cluster" | "storage" | "backups" | "ai-usage" | "health" | "blank" | "flame" | "apps" | "bookmarks";
                 size: number;
                 x: number;
                 y: number;
@@ -10325,6 +11131,45 @@ export interface components {
             secrets: string[];
             last_test: components["schemas"]["IntegrationTest"] | null;
             updated_at: string | null;
+        };
+        App: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            href: string;
+            description: string;
+            /** @description an iconRef, or null */
+            icon: string | null;
+            /** @description where the tile gets its picture: the iconRef rendered, else the site favicon found, else null */
+            icon_url: string | null;
+            group: string;
+            /** @description place within its group, 0..n-1 */
+            position: number;
+            service_id: string | null;
+            device_mac: string | null;
+            /**
+             * @description the linked service's cached state (up, down, pending), paused when that service is disabled, unknown without a service
+             * @enum {unknown}
+             */
+            status: "up" | "down" | "pending" | "paused" | "unknown";
+            latency_ms: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Board: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description tab order, 0..n-1 */
+            position: number;
+            /** @description its layout is /api/dashboard/layout; it cannot be deleted */
+            is_default: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         PageNode: {
             /** Format: uuid */
@@ -10508,6 +11353,8 @@ export type SchemaMessage = components['schemas']['Message'];
 export type SchemaPendingAction = components['schemas']['PendingAction'];
 export type SchemaIntegrationTest = components['schemas']['IntegrationTest'];
 export type SchemaIntegration = components['schemas']['Integration'];
+export type SchemaApp = components['schemas']['App'];
+export type SchemaBoard = components['schemas']['Board'];
 export type SchemaPageNode = components['schemas']['PageNode'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];

@@ -24,6 +24,8 @@ const kinds: Record<Hit['kind'], { label: string; href: (hit: Hit) => string }> 
     label: 'Messages',
     href: (hit) => `${hit.space_id ? `/assistant/space/${hit.space_id}` : '/assistant'}#message-${hit.id}`,
   },
+  // An app opens its own link, in a new tab (see open).
+  apps: { label: 'Apps', href: (hit) => hit.url ?? '/' },
 };
 
 export default function SearchPalette() {
@@ -33,7 +35,8 @@ export default function SearchPalette() {
   const { route } = useLocation();
   function open(hit: Hit) {
     searchOpen.value = false;
-    route(kinds[hit.kind].href(hit));
+    if (hit.kind === 'apps' && hit.url) window.open(hit.url, '_blank', 'noopener');
+    else route(kinds[hit.kind].href(hit));
   }
   useEffect(() => input.current?.focus(), []);
   useEffect(() => {

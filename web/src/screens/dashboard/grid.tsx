@@ -20,6 +20,8 @@ export const titles: Record<Card['type'], string> = {
   health: 'Service health',
   blank: 'Spacer',
   flame: 'Flame',
+  apps: 'Apps',
+  bookmarks: 'Bookmarks',
 };
 export const cardTypes = Object.keys(titles) as Card['type'][];
 

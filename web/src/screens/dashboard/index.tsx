@@ -1,14 +1,15 @@
-// The dashboard: the saved layout's cards on a 12-column gridstack grid, live data from the card stream, drag and
-// resize saved back (If-Match: a 412 means another tab changed it, so the newer layout is loaded), snap or free
+// The dashboard: the shown board's saved layout (board tabs above it) as cards on a 12-column gridstack grid, live
+// data from the card stream, drag and resize saved back (If-Match: a 412 means another tab changed it, so the newer layout is loaded), snap or free
 // placement, cards added and removed.
 import 'gridstack/dist/gridstack.min.css';
 import { useSignal } from '@preact/signals';
 import type { GridStackNode } from 'gridstack';
 import { useEffect, useRef } from 'preact/hooks';
-import { api } from '../../client.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { useData } from '../../data.ts';
 import { failed, toast } from '../../state.ts';
+import { BoardTabs } from './board-tabs.tsx';
+import { loadBoards, readLayout, writeLayout } from './boards.ts';
 import { type Card, cardData } from './cards/index.tsx';
 import { cardTypes, Grid, type Layout, titles } from './grid.tsx';
 
@@ -27,7 +28,9 @@ export default function Dashboard() {
   // cards added, removed or repacked, mounts a new grid.
   const mounts = useRef(0);
   const saved = useData<Saved>(async () => {
-    const { data, error, response } = await api.GET('/api/dashboard/layout');
+    // The boards first: the shown board (the default one until a tab is chosen) says where its layout is.
+    await loadBoards();
+    const { data, error, response } = await readLayout();
     if (error || !data) throw new Error(`the layout could not be loaded (${response.status})`);
     return { layout: data, etag: response.headers.get('etag'), mount: ++mounts.current };
   });
@@ -38,10 +41,10 @@ export default function Dashboard() {
   const adding = useSignal('clock');
   async function save(next: Layout, remount: boolean) {
     const etag = latest.current?.etag;
-    const { data, error, response } = await api.PUT('/api/dashboard/layout', {
-      body: { mode: next.mode, cards: inputOf(next.cards) },
-      headers: etag ? { 'if-match': etag } : {},
-    });
+    const { data, error, response } = await writeLayout(
+      { mode: next.mode, cards: inputOf(next.cards) },
+      etag ?? null,
+    );
     if (response.status === 412) {
       toast('The layout was changed elsewhere: showing the newer one', 'info');
       await saved.reload();
@@ -117,6 +120,7 @@ export default function Dashboard() {
     <div class="dashboard">
       <div class="page-head">
         <h1>Dashboard</h1>
+        <BoardTabs onSwitch={saved.reload} />
         <div class="toolbar">
           {/* biome-ignore lint/a11y/useSemanticElements: two toggle buttons, not a form section */}
           <div class="segmented" role="group" aria-label="Placement">

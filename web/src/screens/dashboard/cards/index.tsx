@@ -9,7 +9,9 @@ import { api, ok } from '../../../client.ts';
 import { SetUpIntegration } from '../../../components/SetUpIntegration.tsx';
 import { useData } from '../../../data.ts';
 import { type AiUsage, AiUsageCard } from './ai-usage.tsx';
+import { AppsCard } from './apps.tsx';
 import { type Backups, BackupsCard } from './backups.tsx';
+import { BookmarksCard } from './bookmarks.tsx';
 import { Clock } from './clock.tsx';
 import { Cluster, type ClusterData } from './cluster.tsx';
 import { Flame } from './flame.tsx';
@@ -80,6 +82,8 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'clock') return <Clock config={config} />;
   if (card.type === 'flame') return <Flame />;
   if (card.type === 'blank') return null;
+  if (card.type === 'apps') return <AppsCard config={config} />;
+  if (card.type === 'bookmarks') return <BookmarksCard config={config} />;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
   if (problem !== null) return <SetUpIntegration type={card.type} problem={problem} />;
