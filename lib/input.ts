@@ -124,3 +124,11 @@ export function refusedUrlField(problems: readonly SchemaProblem[]): string | un
       problem.keyword === 'format' && (problem.params as { format?: string })?.format === 'web-url',
   )?.instancePath;
 }
+
+/**
+ * A route's preValidation for a POST whose body may be left out: no body, or an empty one (a script's
+ * `Content-Type: text/plain` with nothing after it), reads as `{}`.
+ */
+export async function bodyOptional(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined || request.body === null || request.body === '') request.body = {};
+}

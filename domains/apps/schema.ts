@@ -47,7 +47,20 @@ const position = Type.Integer({
 const serviceId = Type.Union([Uuid, Type.Null()], {
   description: 'a monitored service whose state the tile shows',
 });
-const deviceMac = Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: 'a LAN device' });
+const deviceMac = Type.Union(
+  [
+    Type.String({
+      maxLength: 40,
+      pattern:
+        '^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{4}\\.[0-9A-Fa-f]{4}\\.[0-9A-Fa-f]{4}$|^[0-9A-Fa-f]{12}$',
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'a LAN device: its MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF)',
+  },
+);
 
 export const CreateApp = Type.Object(
   {

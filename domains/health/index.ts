@@ -18,6 +18,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
+import { bodyOptional } from '../../lib/input.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
@@ -56,11 +57,6 @@ import {
 import { healthTools } from './tools.ts';
 
 const tags = ['health'];
-
-/** A POST whose body may be left out entirely: no body reads as `{}`. */
-async function bodyOptional(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
-}
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);

@@ -119,11 +119,19 @@ export async function checkIntegration<K extends IntegrationKind>(
 ): Promise<TestResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  let timer: NodeJS.Timeout | undefined;
+  // The whole check is held to the timeout, name resolution included: a Test button never hangs on a name that
+  // does not resolve.
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs + 500);
+  });
   try {
-    const message = await (checks[kind] as Check<K>)(settings, timeoutMs);
+    const message = await Promise.race([(checks[kind] as Check<K>)(settings, timeoutMs), deadline]);
     // Every check but Karakeep's ends with a 2xx answer (its clients throw on anything else).
     return { ok: true, status: kind === 'karakeep' ? null : 200, message, latency_ms: latency() };
   } catch (error) {
     return { ok: false, status: statusOf(error), message: (error as Error).message, latency_ms: latency() };
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -18,7 +18,7 @@ export type IntegrationKind = (typeof integrationKinds)[number];
 function Secret(description: string) {
   return Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 4096, pattern: '^\\S+$' }), Type.Null()], {
-      description: `${description} (write-only: left out keeps the stored one, null clears it)`,
+      description: `${description} (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it)`,
     }),
   );
 }
@@ -147,7 +147,7 @@ export const kinds = {
         webhook_secret: Type.Optional(
           Type.Union([Type.String({ minLength: 16, maxLength: 4096, pattern: '^\\S+$' }), Type.Null()], {
             description:
-              'the token Karakeep sends (write-only: left out keeps the stored one, null clears it); 16 characters or more',
+              'the token Karakeep sends (write-only: left out keeps the stored one, null clears it; required when none is stored); 16 characters or more',
           }),
         ),
       },

@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HubError, hubError } from '../../lib/errors.ts';
+import { bodyOptional } from '../../lib/input.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly, type Principal } from '../../plugins/auth.ts';
@@ -157,9 +158,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     '/pending-changes/:id/approve',
     {
       // The body is optional: no body is an approval without force.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      preValidation: bodyOptional,
       schema: {
         tags,
         summary: 'Approve a pending change: it is claimed, then applied as if the owner had made it',

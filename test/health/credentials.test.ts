@@ -235,7 +235,7 @@ t.test('the migration moves credentials out of stored URLs', async (t) => {
       ('Old', 'http', ${'http://admin:p%40ss%3Aw%C3%B6rd@nas.lan/status'}, 'nas.lan', 80, 'http://nas.lan:80/status'),
       ('User only', 'http', 'https://reader@wiki.lan/', 'wiki.lan', 443, 'https://wiki.lan:443/'),
       ('Plain', 'http', 'http://router.lan/', 'router.lan', 80, 'http://router.lan:80/')`;
-  t.same(await migrate(db.sql), ['0020_health_credentials']);
+  t.equal((await migrate(db.sql))[0], '0020_health_credentials', 'the move is the first migration applied');
   t.same(
     await db.sql`
       select name, url, basic_auth_username, basic_auth_password from monitored_services order by name`,

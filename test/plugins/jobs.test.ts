@@ -82,7 +82,13 @@ t.test('readiness reports the worker', async (t) => {
   const off = await testApp(t);
   const none = await off.anon({ method: 'GET', url: '/api/readyz' });
   t.equal(none.statusCode, 503, 'nobody runs the jobs');
-  t.same(none.json(), { status: 'not_ready', database: true, migrations: { pending: [] }, worker: 'off' });
+  t.same(none.json(), {
+    status: 'not_ready',
+    database: true,
+    migrations: { pending: [] },
+    worker: 'off',
+    reasons: ['the job worker is off in this process'],
+  });
 });
 
 t.test('a job still fetching at shutdown leaves no guarded connection open', async (t) => {

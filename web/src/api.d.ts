@@ -9170,7 +9170,7 @@ export interface paths {
                         url: string;
                         /** @description USER@REALM!TOKENID of a token with the PVEAuditor role */
                         token_id: string;
-                        /** @description the token's secret (a UUID) (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the token's secret (a UUID) (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         token_secret?: string | null;
                         /** @description the PEM certificate that signs the Proxmox certificate (self-signed ones) */
                         ca_certificate?: string | null;
@@ -9237,7 +9237,7 @@ export interface paths {
                         url: string;
                         /** @description USER@REALM!TOKENID of a token with the PVEAuditor role */
                         token_id: string;
-                        /** @description the token's secret (a UUID) (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the token's secret (a UUID) (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         token_secret?: string | null;
                         /** @description the PEM certificate that signs the Proxmox certificate (self-signed ones) */
                         ca_certificate?: string | null;
@@ -9302,7 +9302,7 @@ export interface paths {
                          * @description the Shlink server, e.g. https://s.example.com
                          */
                         url: string;
-                        /** @description the API key (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9363,7 +9363,7 @@ export interface paths {
                          * @description the Shlink server, e.g. https://s.example.com
                          */
                         url: string;
-                        /** @description the API key (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9428,7 +9428,7 @@ export interface paths {
                         url: string;
                         /** @description default whisper-1 */
                         model?: string;
-                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9493,7 +9493,7 @@ export interface paths {
                         url: string;
                         /** @description default whisper-1 */
                         model?: string;
-                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9555,7 +9555,7 @@ export interface paths {
                          */
                         url: string;
                         model: string;
-                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9617,7 +9617,7 @@ export interface paths {
                          */
                         url: string;
                         model: string;
-                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the API key, when the server wants one (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         api_key?: string | null;
                     };
                 };
@@ -9678,7 +9678,7 @@ export interface paths {
                          * @description the linkding server, e.g. https://links.lan
                          */
                         url: string;
-                        /** @description the REST API token (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the REST API token (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         token?: string | null;
                         /** @description a 5-field cron expression, e.g. *\/15 * * * * */
                         schedule?: string;
@@ -9741,7 +9741,7 @@ export interface paths {
                          * @description the linkding server, e.g. https://links.lan
                          */
                         url: string;
-                        /** @description the REST API token (write-only: left out keeps the stored one, null clears it) */
+                        /** @description the REST API token (write-only: left out keeps the stored one, null clears it; required when none is stored and the kind needs it) */
                         token?: string | null;
                         /** @description a 5-field cron expression, e.g. *\/15 * * * * */
                         schedule?: string;
@@ -9799,7 +9799,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description the token Karakeep sends (write-only: left out keeps the stored one, null clears it); 16 characters or more */
+                        /** @description the token Karakeep sends (write-only: left out keeps the stored one, null clears it; required when none is stored); 16 characters or more */
                         webhook_secret?: string | null;
                     };
                 };
@@ -9855,7 +9855,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description the token Karakeep sends (write-only: left out keeps the stored one, null clears it); 16 characters or more */
+                        /** @description the token Karakeep sends (write-only: left out keeps the stored one, null clears it; required when none is stored); 16 characters or more */
                         webhook_secret?: string | null;
                     };
                 };
@@ -10002,7 +10002,7 @@ export interface paths {
                         position?: number;
                         /** @description a monitored service whose state the tile shows */
                         service_id?: string | null;
-                        /** @description a LAN device */
+                        /** @description a LAN device: its MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF) */
                         device_mac?: string | null;
                     };
                 };
@@ -10165,7 +10165,7 @@ export interface paths {
                         position?: number;
                         /** @description a monitored service whose state the tile shows */
                         service_id?: string | null;
-                        /** @description a LAN device */
+                        /** @description a LAN device: its MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF) */
                         device_mac?: string | null;
                     };
                 };
