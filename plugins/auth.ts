@@ -14,6 +14,7 @@ import ipaddr from 'ipaddr.js';
 import type { AccessVerifier } from '../lib/access-jwt.ts';
 import { hubError } from '../lib/errors.ts';
 import { constantTimeEqual, hashToken } from '../lib/secrets.ts';
+import { routesWithoutDatabase } from './db.ts';
 
 export type Tier = 'read' | 'suggest' | 'owner';
 export type AccessLevel = 'public' | 'agentOrOwner' | 'owner';
@@ -366,7 +367,8 @@ export default fp<AuthOptions>(
     async function throttle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const tries =
         request.headers.authorization !== undefined || request.routeOptions.config.checksSecret === true;
-      if (!tries || request.is404) return;
+      // Liveness, readiness and the version answer while the database, which keeps the count, is away.
+      if (!tries || request.is404 || routesWithoutDatabase.has(request.routeOptions.url ?? '')) return;
       const address = failureKey(request.ip);
       const { retryAfter, firstRefusal } = await failures.check(address);
       if (retryAfter === 0) return;

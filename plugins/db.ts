@@ -6,7 +6,7 @@ import { hubError } from '../lib/errors.ts';
 
 export type { Db, DbLogger, Sql } from '../lib/db.ts';
 
-const withoutDatabase = new Set(['/api/healthz', '/api/readyz', '/api/version']);
+export const routesWithoutDatabase = new Set(['/api/healthz', '/api/readyz', '/api/version']);
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,7 +38,7 @@ export default fp<{ sql: Sql; databaseUrl?: string }>(
     if (!watch) return;
     app.addHook('onRequest', async (request) => {
       if (watch.up() || !request.url.startsWith('/api/')) return;
-      if (withoutDatabase.has(request.routeOptions.url ?? '')) return;
+      if (routesWithoutDatabase.has(request.routeOptions.url ?? '')) return;
       throw hubError('DATABASE_UNAVAILABLE');
     });
     app.addHook('onClose', () => watch.stop());
