@@ -230,8 +230,9 @@ t.test(
     t.equal(await watch.check(), true, 'the first ping opens the connection');
     const ping = watch.check();
     await nextTurn(); // the query is written
-    const until = Date.now() + 800;
-    while (Date.now() < until); // busy past the deadline while the answer arrives
+    // Busy well past the deadline: the server (another process) answers meanwhile, even on a loaded machine.
+    const until = Date.now() + 3000;
+    while (Date.now() < until);
     t.equal(await ping, true, 'the answer that came in time counts');
     t.same(downs, []);
     t.equal(watch.problem(), null);
