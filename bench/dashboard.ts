@@ -16,7 +16,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
 import { createSql, endSql } from '../lib/db.ts';
 import { migrate } from '../lib/migrate.ts';
-import { fakeOpenMeteo, fakeProxmox, pveToken } from '../test/dashboard/fakes.ts';
+import { fakeOpenMeteo, fakeProxmox, pveToken } from '../test/domains/dashboard/fakes.ts';
 import { scratchDatabase } from './lib/database.ts';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 10_000);

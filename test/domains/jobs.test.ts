@@ -10,8 +10,8 @@ import {
   registerWorkerPool,
   registerWorkerProcess,
 } from '../../worker/records.ts';
-import { settled } from '../capture/helpers.ts';
 import { createAgent, type TestApp, testApp } from '../helpers/app.ts';
+import { settled } from './capture/helpers.ts';
 
 interface Control {
   failNext: boolean;

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
+import { svg, zip } from '../domains/icons/helpers.ts';
 import { createAgent, ownerToken } from '../helpers/app.ts';
 import { multipart } from '../helpers/multipart.ts';
 import { repoRoot } from '../helpers/process.ts';
-import { svg, zip } from '../icons/helpers.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
 // The assistant runs the test suite's stand-in program (it speaks the real runner's stream-json and writes a page

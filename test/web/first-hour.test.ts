@@ -6,9 +6,9 @@
 
 import path from 'node:path';
 import t from 'tap';
-import { fakeOpenMeteo, fakeProxmox, pveToken } from '../dashboard/fakes.ts';
-import { addRouter, recordSpeedTest, recordUsage } from '../dashboard/seed.ts';
 import { captureSite, greenhouse, greenhouseLog, released } from '../domains/capture/site.ts';
+import { fakeOpenMeteo, fakeProxmox, pveToken } from '../domains/dashboard/fakes.ts';
+import { addRouter, recordSpeedTest, recordUsage } from '../domains/dashboard/seed.ts';
 import { createAgent, createSpace, ownerToken } from '../helpers/app.ts';
 import { artifacts, checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 

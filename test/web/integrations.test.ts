@@ -2,7 +2,7 @@
 // forms in Settings → Integrations; a wrong token fails the test there, the right settings are tested and saved
 // (the secret shown only as "set"), and both cards fill in without a restart.
 import t from 'tap';
-import { fakeOpenMeteo, fakeProxmox, pveToken } from '../dashboard/fakes.ts';
+import { fakeOpenMeteo, fakeProxmox, pveToken } from '../domains/dashboard/fakes.ts';
 import { ownerToken } from '../helpers/app.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 

@@ -12,6 +12,9 @@ import type { JobHelpers } from 'graphile-worker';
 import t from 'tap';
 import { captureTasks } from '../../../domains/capture/jobs.ts';
 import { linkdingCron } from '../../../domains/capture/linkding.ts';
+import { createAgent, testApp } from '../../helpers/app.ts';
+import { multipart } from '../../helpers/multipart.ts';
+import { startUpstream } from '../../helpers/upstream.ts';
 import {
   closedPort,
   fakeOpenMeteo,
@@ -20,10 +23,7 @@ import {
   json,
   pveToken,
   shlinkKey,
-} from '../../dashboard/fakes.ts';
-import { createAgent, testApp } from '../../helpers/app.ts';
-import { multipart } from '../../helpers/multipart.ts';
-import { startUpstream } from '../../helpers/upstream.ts';
+} from '../dashboard/fakes.ts';
 
 const [pveTokenId, pveSecret] = pveToken.split('=');
 const linkdingToken = 'linkding-api-token-4f1e2d3c';

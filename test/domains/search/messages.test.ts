@@ -3,9 +3,9 @@
 import t from 'tap';
 import { mintTurnToken } from '../../../domains/agents/turn-token.ts';
 import { insertConversation, insertMessage } from '../../../domains/assistant/store.ts';
-import { listening, turn } from '../../assistant/helpers.ts';
 import { createAgent, createSpace, type TestApp, testApp } from '../../helpers/app.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
+import { listening, turn } from '../assistant/helpers.ts';
 
 interface Hit {
   kind: string;
