@@ -5,7 +5,19 @@ import { hubError, hubErrorWith } from '../../lib/errors.ts';
 import { readZip, ZipRefusedError, type ZipSource } from '../../lib/zip.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { type AcceptedIcon, type RejectedFile, takeIcons } from './ingest.ts';
+import { setNamePattern } from './schema.ts';
 import { createOrEmptyIconSet, findIconSet, type IconSetRow, insertIcons } from './store.ts';
+
+export const setName = new RegExp(setNamePattern);
+
+/** Where an icon of a set is served. */
+export const iconUrl = (set: string, name: string, type: string) => `/api/icon-sets/${set}/${name}.${type}`;
+
+/** The name, when it could name a set; else 404 ICON_SET_NOT_FOUND (without asking the database). */
+export function knownSet(name: string): string {
+  if (!setName.test(name)) throw hubError('ICON_SET_NOT_FOUND', name);
+  return name;
+}
 
 export interface StoredSet {
   set: IconSetRow;

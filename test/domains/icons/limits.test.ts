@@ -101,7 +101,8 @@ t.test('ICON_CACHE_MAX_MB caps the disk cache; the least recently used go first'
   const archive = await zip(
     ['a', 'b', 'c'].map((name) => ({ name: `${name}.png`, bytes: noisePng(380), store: true })),
   );
-  t.equal((await ta.asOwner(uploadSet('big', archive))).statusCode, 201);
+  const up = await ta.asOwner(uploadSet('big', archive));
+  t.equal(up.statusCode, 201, up.body.slice(0, 300));
   const get = async (name: string) =>
     (await ta.anon({ method: 'GET', url: `/api/icons/${name}.png?set=big` })).statusCode;
   t.equal(await get('a'), 200);
