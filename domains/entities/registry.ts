@@ -5,7 +5,7 @@ import { HubError, hubError } from '../../lib/errors.ts';
 import { type IfMatch, ifMatchAllows } from '../../lib/etag.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { isTrashable, moveToTrash } from '../trash/trash.ts';
+import { isTrashable, moveToTrash } from '../trash/move.ts';
 import type { Entity, EntityHandlers, WriteContext, WriteFile } from './handler.ts';
 import {
   entityVersion,

@@ -11,7 +11,7 @@ import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, agentCanReachSpace, ownerOnly } from '../../plugins/auth.ts';
-import { moveToTrash } from '../trash/trash.ts';
+import { moveToTrash } from '../trash/move.ts';
 import { CreateSpace, DeleteSpaceQuery, Space, SpaceList, SpaceListQuery, UpdateSpace } from './schema.ts';
 import { deleteSpace, findSpace, insertSpace, listSpaces, updateSpace } from './store.ts';
 

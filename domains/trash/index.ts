@@ -17,7 +17,7 @@ import { trashCron, trashTasks } from './jobs.ts';
 import { TrashItem, TrashList, TrashQuery } from './schema.ts';
 import { trashSetting } from './setting.ts';
 import { listTrash } from './store.ts';
-import { deleteForGood, restoreFromTrash } from './trash.ts';
+import { deleteForGood, restoreFromTrash } from './move.ts';
 
 const tags = ['trash'];
 

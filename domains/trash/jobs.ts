@@ -4,7 +4,7 @@ import { readSetting } from '../settings/registry.ts';
 import { trashPurgeTask } from './schema.ts';
 import { trashSetting } from './setting.ts';
 import { purgeTrash } from './store.ts';
-import { auditPurge } from './trash.ts';
+import { auditPurge } from './move.ts';
 
 export const trashTasks: DomainTask[] = [
   runs(trashPurgeTask, (deps) => async (_payload, helpers) => {
