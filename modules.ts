@@ -38,6 +38,7 @@ import speedtest from './domains/speedtest/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import transfer from './domains/transfer/index.ts';
 import trash from './domains/trash/index.ts';
 import voice from './domains/voice/index.ts';
 import weather from './domains/weather/index.ts';
@@ -54,6 +55,7 @@ export const modules: readonly HubModule[] = [
   pages,
   pageHistory,
   trash,
+  transfer,
   projects,
   tasks,
   refs,

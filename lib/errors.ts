@@ -160,6 +160,8 @@ const catalogue = {
   ZIP_UNSAFE_ENTRY: entry(400, detail),
   ZIP_LIMIT_EXCEEDED: entry(413, detail),
   ICON_SET_FETCH_FAILED: entry(502, detail),
+  // Export and import.
+  IMPORT_FORMAT_UNKNOWN: entry(415, detail),
   // Browser sessions and the web app.
   OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
   SESSION_NOT_FOUND: notFound('session'),

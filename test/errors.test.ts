@@ -338,6 +338,7 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   ZIP_UNSAFE_ENTRY: 'test/icons/zip.test.ts',
   ZIP_LIMIT_EXCEEDED: 'test/icons/zip.test.ts',
   ICON_SET_FETCH_FAILED: 'test/icons/zip.test.ts',
+  IMPORT_FORMAT_UNKNOWN: 'test/domains/transfer/import.test.ts',
   DEVICE_NOT_FOUND: 'test/devices.test.ts',
   DEVICE_EXISTS: 'test/devices.test.ts',
   INVALID_MAC: 'test/devices.test.ts',

@@ -1,11 +1,13 @@
 // Settings: one section per file, shown in this order. The theme (12 colours, previewed live, saved or reset),
 // agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
-// the microphone and transcribe), and moving in from Homepage (its files' dry run, then the import).
+// the microphone and transcribe), moving in from Homepage (its files' dry run, then the import), and Data: a space
+// exported as Markdown or everything as JSON, and files imported after a preview.
 import { Agents } from './agents.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
 import { Theme } from './theme.tsx';
+import { Transfer } from './transfer.tsx';
 import { Voice } from './voice.tsx';
 
 export default function Settings() {
@@ -21,6 +23,8 @@ export default function Settings() {
         <Voice />
         <Integrations />
         <HomepageImport />
+        <h2>Data</h2>
+        <Transfer />
       </div>
     </div>
   );
