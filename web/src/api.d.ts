@@ -10712,6 +10712,10 @@ export interface components {
             space_id: string | null;
             /** @description rows kept: the item and everything its delete took along (subpages, tasks, history ...) */
             row_count: number;
+            /** @description what its delete took along besides the item itself, as rows per table: { "pages": 2, "page_versions": 5 } */
+            contents: {
+                [key: string]: number;
+            };
             deleted_by: {
                 /** @enum {unknown} */
                 kind: "owner" | "agent" | "approval";
