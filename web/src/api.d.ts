@@ -4581,6 +4581,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4600,6 +4613,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4617,6 +4643,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4636,6 +4675,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
