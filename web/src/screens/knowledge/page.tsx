@@ -58,7 +58,7 @@ export function PageView({
     editing.value = true;
   }
 
-  async function save() {
+  async function save(moved = false) {
     const answer = await api.PATCH('/api/pages/{id}', {
       params: {
         path: { id: page.id },
@@ -71,9 +71,9 @@ export function PageView({
     if (current) {
       const newer = { page: current, etag: response.headers.get('etag') };
       // Only its place in the tree changed (a drag): the text the edit started from is still the page's.
-      if (pageText(newer.page) === pageText(base.value.page)) {
+      if (!moved && pageText(newer.page) === pageText(base.value.page)) {
         base.value = newer;
-        return save();
+        return save(true);
       }
       conflict.value = newer;
       return;
@@ -108,10 +108,13 @@ export function PageView({
   }
 
   async function copyMine() {
-    await navigator.clipboard.writeText(body.value).then(
-      () => toast('Your text is copied', 'success'),
-      () => failed(new Error('The browser refused the clipboard: select your text and copy it by hand')),
-    );
+    try {
+      // The clipboard exists only in a secure context (https or localhost).
+      await navigator.clipboard.writeText(body.value);
+      toast('Your text is copied', 'success');
+    } catch {
+      failed(new Error('The browser refused the clipboard: select your text and copy it by hand'));
+    }
   }
 
   /** Reads the page again (after a restore), with its new ETag. */
@@ -146,7 +149,7 @@ export function PageView({
         <span class="muted">edited {ago(page.updated_at)}</span>
         {editing.value ? (
           <>
-            <button type="button" class="primary" disabled={newer !== null} onClick={save}>
+            <button type="button" class="primary" disabled={newer !== null} onClick={() => save()}>
               Save
             </button>
             <button
