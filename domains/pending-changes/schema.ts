@@ -107,9 +107,22 @@ export const RejectChange = Type.Object(
   { additionalProperties: false },
 );
 
+/** A field of a stale change's target that changed since the proposal (PENDING_CHANGE_STALE). */
+const StaleField = Type.Object({
+  field: Type.String(),
+  proposed_against: Type.Unknown({ description: 'the value when the change was proposed' }),
+  current: Type.Unknown({ description: 'the value now' }),
+  proposed: Type.Unknown({ description: 'what the change would set' }),
+  diff: Type.Optional(
+    Type.String({
+      description: 'text: the unified diff from the proposal’s starting point to the current text',
+    }),
+  ),
+});
+
 /**
  * A failed approval: the error and, when the change exists, the change as it now is (reopened with the error, or
- * as another approval left it).
+ * as another approval left it). A stale change (409 PENDING_CHANGE_STALE) also says what changed since.
  */
 export const ApprovalFailure = Type.Object(
   {
@@ -118,6 +131,9 @@ export const ApprovalFailure = Type.Object(
     error: Type.String(),
     message: Type.String(),
     pending_change: Type.Optional(Type.Ref('PendingChange')),
+    proposed_against_version: Type.Optional(Type.Integer()),
+    current_version: Type.Optional(Type.Integer()),
+    changes: Type.Optional(Type.Array(StaleField)),
   },
   { additionalProperties: true },
 );

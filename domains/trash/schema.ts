@@ -16,6 +16,10 @@ export const TrashItem = Type.Object(
       minimum: 1,
       description: 'rows kept: the item and everything its delete took along (subpages, tasks, history ...)',
     }),
+    contents: Type.Record(Type.String(), Type.Integer({ minimum: 1 }), {
+      description:
+        'what its delete took along besides the item itself, as rows per table: { "pages": 2, "page_versions": 5 }',
+    }),
     deleted_by: Type.Object({
       kind: Type.Enum(['owner', 'agent', 'approval']),
       agent_id: Type.Optional(Type.Union([Uuid, Type.Null()])),

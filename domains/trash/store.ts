@@ -6,6 +6,15 @@ import type { TrashItem, TrashKind } from './schema.ts';
 
 const columns = ['id', 'kind', 'entity_id', 'title', 'space_id', 'row_count', 'deleted_by', 'deleted_at'];
 
+/** An item's columns, with what it holds besides its own row: a count per table (the root row is the first). */
+function selection(sql: Db) {
+  return sql`${sql(columns)}, (
+    select coalesce(jsonb_object_agg(tbl, n), '{}')
+    from (select e ->> 'table' as tbl, count(*)::int as n
+          from jsonb_array_elements(rows) with ordinality as kept (e, i) where i > 1 group by 1) counted
+  ) as contents`;
+}
+
 const tables: Record<TrashKind, string> = {
   page: 'pages',
   space: 'spaces',
@@ -33,7 +42,7 @@ export async function keepInTrash(
            rows, jsonb_array_length(rows), ${sql.json(item.deleted_by as never)}
     from collected, lateral (select rows -> 0 -> 'row' as r) root
     where rows is not null
-    returning ${sql(columns)}, rows -> 0 -> 'row' as root`;
+    returning ${selection(sql)}, rows -> 0 -> 'row' as root`;
   if (!row) return undefined;
   const { root, ...kept } = row;
   return { item: kept, root };
@@ -43,7 +52,7 @@ export async function listTrash(sql: Db, filter: { kind?: string; limit: number;
   return listPage<TrashItem>(
     sql,
     {
-      select: sql`${sql(columns)}`,
+      select: selection(sql),
       from: sql`from trash ${filter.kind ? sql`where kind = ${filter.kind}` : sql``}`,
       orderBy: sql`deleted_at desc, id`,
     },
@@ -57,7 +66,7 @@ export async function lockTrashItem(
   id: string,
 ): Promise<{ item: TrashItem; root: RootRow } | undefined> {
   const [row] = await sql<(TrashItem & { root: RootRow })[]>`
-    select ${sql(columns)}, rows -> 0 -> 'row' as root from trash where id = ${id} for update`;
+    select ${selection(sql)}, rows -> 0 -> 'row' as root from trash where id = ${id} for update`;
   if (!row) return undefined;
   const { root, ...item } = row;
   return { item, root };

@@ -70,6 +70,12 @@ export const screens: Screen[] = [
     component: lazy(() => import('./screens/speed/index.tsx')),
   },
   {
+    path: '/trash',
+    label: 'Trash',
+    icon: 'trash',
+    component: lazy(() => import('./screens/trash/index.tsx')),
+  },
+  {
     path: '/settings',
     label: 'Settings',
     icon: 'sliders',

@@ -4736,6 +4736,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4755,6 +4768,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4772,6 +4798,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -4791,6 +4830,19 @@ export interface paths {
                             error: string;
                             message: string;
                             pending_change?: components["schemas"]["PendingChange"];
+                            proposed_against_version?: number;
+                            current_version?: number;
+                            changes?: {
+                                field: string;
+                                /** @description the value when the change was proposed */
+                                proposed_against: unknown;
+                                /** @description the value now */
+                                current: unknown;
+                                /** @description what the change would set */
+                                proposed: unknown;
+                                /** @description text: the unified diff from the proposal’s starting point to the current text */
+                                diff?: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -10867,6 +10919,10 @@ export interface components {
             space_id: string | null;
             /** @description rows kept: the item and everything its delete took along (subpages, tasks, history ...) */
             row_count: number;
+            /** @description what its delete took along besides the item itself, as rows per table: { "pages": 2, "page_versions": 5 } */
+            contents: {
+                [key: string]: number;
+            };
             deleted_by: {
                 /** @enum {unknown} */
                 kind: "owner" | "agent" | "approval";

@@ -42,6 +42,12 @@ export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
   return data as T;
 }
 
+/** The data of a successful answer with its ETag (the version an edit sends back as If-Match). */
+export async function tagged<T>(call: Promise<Result<T>>): Promise<{ data: T; etag: string | null }> {
+  const answer = await call;
+  return { data: await ok(Promise.resolve(answer)), etag: answer.response.headers.get('etag') };
+}
+
 /** Sends a multipart form (file uploads): openapi-fetch keeps the path and response typed, the form goes as is. */
 export function formBody(form: FormData) {
   return { body: {} as never, bodySerializer: () => form };

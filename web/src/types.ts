@@ -21,6 +21,8 @@ export type VoiceClip = Schemas['VoiceClip'];
 export type IconSet = Schemas['IconSet'];
 export type Device = Schemas['Device'];
 export type Service = Schemas['Service'];
+export type PageVersion = Schemas['PageVersion'];
+export type TrashItem = Schemas['TrashItem'];
 
 /** What a GET route answers with 200, from the generated paths: `Answer<'/api/health/services'>`. */
 export type Answer<P extends keyof paths> = paths[P] extends {

@@ -56,6 +56,7 @@ t.test('a page goes to the trash with its subtree and history, and comes back in
   const item = await trashItem(ta, parent.id);
   t.match(item, { kind: 'page', title: 'Parent', space_id: space.id, deleted_by: { kind: 'owner' } });
   t.ok(item.row_count >= 3 + 4, 'three pages and their four versions are kept');
+  t.match(item.contents, { pages: 2, page_versions: 4 }, 'what it holds: two subpages, four versions');
 
   const restored = await ta.asOwner({ method: 'POST', url: `/api/trash/${item.id}/restore` });
   t.equal(restored.statusCode, 200);

@@ -1,9 +1,11 @@
 // An agent's proposal as the owner reads it: each field it sets, named in words, with what is there now beside what
-// an update would make it; a file by its name and size, never its encoded bytes.
+// an update would make it (a longer text as the difference from the current one); a file by its name and size,
+// never its encoded bytes.
 import type { ComponentChildren } from 'preact';
 import { api, ok } from '../client.ts';
 import { useData } from '../data.ts';
 import type { PendingChange } from '../types.ts';
+import { Diff } from './Diff.tsx';
 
 type Fields = Record<string, unknown>;
 
@@ -52,6 +54,9 @@ export function FieldList({ fields, before }: { fields: Fields; before?: Fields 
         <div key={key}>
           <dt>{fieldName(key)}</dt>
           <dd>
+            {before && typeof before[key] === 'string' && isLong(value) && (
+              <Diff before={before[key]} after={value} label={`${fieldName(key)}: current → proposed`} />
+            )}
             {before && key in before && !isLong(value) && (
               <>
                 <del>
@@ -60,7 +65,7 @@ export function FieldList({ fields, before }: { fields: Fields; before?: Fields 
                 <span aria-hidden="true"> → </span>
               </>
             )}
-            <Value value={value} />
+            {!(before && typeof before[key] === 'string' && isLong(value)) && <Value value={value} />}
           </dd>
         </div>
       ))}

@@ -1,6 +1,6 @@
 // The Knowledge screen's addresses: /knowledge/{space,page,doc,project,task,resource,ref}/:id, and what each one
 // opens (the space it lives in, the tab it belongs to, and the item to show or bring into view there).
-import { api, ok } from '../../client.ts';
+import { api, ok, tagged } from '../../client.ts';
 import type { Page, Ref, Resource, SourceDoc } from '../../types.ts';
 
 /** A project, or a task in its project, brought into view on the Projects tab. */
@@ -35,6 +35,8 @@ export interface Target {
   spaceId?: string;
   tab?: Tab;
   page?: Page;
+  /** The page's ETag, sent back with an edit. */
+  etag?: string | null;
   opened?: Opened;
   focus?: Focus;
 }
@@ -45,8 +47,8 @@ export async function open(kind: Kind, id: string): Promise<Target> {
     case 'space':
       return { spaceId: id };
     case 'page': {
-      const page = await ok(api.GET('/api/pages/{id}', params));
-      return { spaceId: page.space_id, tab: 'pages', page };
+      const { data: page, etag } = await tagged(api.GET('/api/pages/{id}', params));
+      return { spaceId: page.space_id, tab: 'pages', page, etag };
     }
     case 'doc': {
       const doc = await ok(api.GET('/api/source-docs/{id}', params));

@@ -27,6 +27,7 @@ export default function Knowledge() {
   );
   const chosenSpace = useSignal<string | null>(null);
   const page = useSignal<Page | null>(null);
+  const pageTag = useSignal<string | null>(null);
   const tab = useSignal<Tab>('pages');
   const opened = useSignal<Opened | null>(null);
   const focus = useSignal<Focus>({});
@@ -37,6 +38,7 @@ export default function Knowledge() {
     if (found.spaceId && spaces.data && !spaces.data.items.some((s) => s.id === found.spaceId))
       spaces.reload();
     page.value = found.page ?? null;
+    pageTag.value = found.etag ?? null;
     opened.value = found.opened ?? null;
     focus.value = found.focus ?? {};
     if (found.tab) tab.value = found.tab;
@@ -151,8 +153,10 @@ export default function Knowledge() {
           {space && !item && tab.value === 'pages' && page.value && (
             <PageView
               page={page.value}
-              onSaved={(saved) => {
+              etag={pageTag.value}
+              onSaved={(saved, etag) => {
                 page.value = saved;
+                pageTag.value = etag;
                 tree.reload();
               }}
             />
