@@ -15,6 +15,7 @@ import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
+import hubBackup from './domains/hub-backup/index.ts';
 import icons from './domains/icons/index.ts';
 import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
@@ -78,6 +79,7 @@ export const modules: readonly HubModule[] = [
   host,
   proxmox,
   backups,
+  hubBackup,
   shlink,
   assistant,
   aiUsage,

@@ -3,6 +3,7 @@
 // variable, so misconfiguration is never silent.
 import { type AccessConfig, access } from './access.ts';
 import { type AssistantConfig, assistant } from './assistant.ts';
+import { type BackupConfig, backup } from './backup.ts';
 import { type CaptureConfig, capture, type IngestConfig, ingest } from './capture.ts';
 import { type DashboardConfig, dashboard } from './dashboard.ts';
 import { type DevicesConfig, devices } from './devices.ts';
@@ -38,6 +39,7 @@ export interface Config {
   alerts: AlertsConfig;
   discovery: DiscoveryConfig;
   dashboard: DashboardConfig;
+  backup: BackupConfig;
 }
 
 export function loadConfig(env: Env = environment()): Config {
@@ -59,6 +61,7 @@ export function loadConfig(env: Env = environment()): Config {
     alerts: alerts(env),
     discovery: discovery(env),
     dashboard: dashboard(env),
+    backup: backup(env, serverConfig.dataDir),
   };
 }
 

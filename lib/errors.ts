@@ -206,6 +206,7 @@ const catalogue = {
   ),
   HOST_METRICS_UNAVAILABLE: entry(502, detail),
   BACKUP_INVALID: entry(400, detail),
+  BACKUP_ARCHIVE_NOT_FOUND: notFound('backup archive'),
   SHLINK_UPSTREAM_FAILED: entry(502, (reason: string) => `Shlink failed: ${reason}`),
   SHLINK_REJECTED: entry(400, (reason: string) => `Shlink refused the link: ${reason}`),
 

@@ -22,7 +22,12 @@ export async function listMigrations(dir = migrationsDir): Promise<Migration[]> 
   }));
 }
 
-export async function migrate(sql: Sql, dir = migrationsDir): Promise<string[]> {
+/** Applies the pending migrations (those numbered up to `upTo` only, when given: a restore loads data in between). */
+export async function migrate(
+  sql: Sql,
+  dir = migrationsDir,
+  upTo = Number.POSITIVE_INFINITY,
+): Promise<string[]> {
   await sql`create table if not exists schema_migrations (
     version integer primary key,
     name text not null,
@@ -33,6 +38,7 @@ export async function migrate(sql: Sql, dir = migrationsDir): Promise<string[]> 
   });
   const applied: string[] = [];
   for (const migration of await listMigrations(dir)) {
+    if (migration.version > upTo) break;
     const body = await readFile(migration.file, 'utf8');
     await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${lockKey})`;

@@ -269,6 +269,8 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
       payload: { name: 'x', href: 'https://x.example' },
     }),
   ACTION_NOT_FOUND: () => ta.asOwner({ method: 'POST', url: `/api/actions/${absentId}/approve` }),
+  BACKUP_ARCHIVE_NOT_FOUND: () =>
+    ta.asOwner({ method: 'GET', url: '/api/system/backups/ops-hub-backup-20260101T000000Z.zip' }),
   BACKUP_INVALID: () =>
     ta.asOwner({
       method: 'POST',
