@@ -84,7 +84,7 @@ const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (request.body.space_id) await assertSpaceReadable(request, request.body.space_id);
       const principal = request.principal;
       if (!principal) throw hubError('UNAUTHORIZED');
-      return importHomepage(app.sql, { ...writeEnv(app), principal }, request.body);
+      return importHomepage(app.sql, { ...writeEnv(app), config: app.config, principal }, request.body);
     },
   );
 };

@@ -57,3 +57,20 @@ export async function sealedSecrets(
 export async function replaceSecrets(sql: Db, kind: string, secrets: Record<string, string>): Promise<void> {
   await sql`update integrations set secrets = ${sql.json(secrets)} where kind = ${kind}`;
 }
+
+// The health checks' basic-auth passwords are sealed under the same key (domains/health/credentials.ts), so the key
+// check at start and the key rotation cover them too.
+
+/** Every health check's sealed password, by service id; with `lock`, the rows stay locked (key rotation). */
+export async function sealedCheckPasswords(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; sealed: string }[]> {
+  return sql<{ id: string; sealed: string }[]>`
+    select id, basic_auth_sealed as sealed from monitored_services where basic_auth_sealed is not null
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceCheckPassword(sql: Db, id: string, sealed: string): Promise<void> {
+  await sql`update monitored_services set basic_auth_sealed = ${sealed} where id = ${id}`;
+}
