@@ -40,6 +40,19 @@ export async function recordIntegrationTest(sql: Db, kind: string, result: TestR
   await sql`update integrations set last_test = ${sql.json(result as never)} where kind = ${kind}`;
 }
 
+/** The latest test of each integration the environment sets, by kind. */
+export async function environmentTests(sql: Db): Promise<Map<string, TestResult>> {
+  const rows = await sql<{ kind: string; last_test: TestResult }[]>`
+    select kind, last_test from integration_environment_tests`;
+  return new Map(rows.map((row) => [row.kind, row.last_test]));
+}
+
+export async function recordEnvironmentTest(sql: Db, kind: string, result: TestResult): Promise<void> {
+  await sql`
+    insert into integration_environment_tests (kind, last_test) values (${kind}, ${sql.json(result as never)})
+    on conflict (kind) do update set last_test = excluded.last_test, updated_at = now()`;
+}
+
 export async function deleteIntegrationRow(sql: Db, kind: string): Promise<boolean> {
   const result = await sql`delete from integrations where kind = ${kind}`;
   return result.count > 0;
