@@ -9,7 +9,7 @@ import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '
 import { enqueue } from '../../worker/enqueue.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
-import { withCredentials } from './credentials.ts';
+import { sealStoredPasswords, withCredentials } from './credentials.ts';
 import { sweep } from './discovery.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
@@ -79,6 +79,10 @@ export async function checkServices(
 ): Promise<RoundSummary> {
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
+  // A password still in plaintext (the start could not seal it) is sealed on this first read.
+  if (services.some((service) => service.basic_auth_password !== null)) {
+    await sealStoredPasswords(deps.sql, deps.config.server);
+  }
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
   await eachLimited(services, deps.config.health.checkConcurrency, async (row) => {
     const opened = await withCredentials(deps.config.server, row);

@@ -154,19 +154,12 @@ t.test('a non-image, an over-large file and a page are refused; the owner asks a
 });
 
 t.test('the guard: a private address the owner did not allow is never fetched', async (t) => {
-  const strict = await testApp(t);
-  const created = await strict.asOwner({
-    method: 'POST',
-    url: '/api/apps',
-    payload: { name: 'Private', href: `${withLinks.url}/app/` },
-  });
-  const seen = withLinks.requests.length;
-  const refreshed = await strict.asOwner({
-    method: 'POST',
-    url: `/api/apps/${created.json().id}/icon/refresh`,
-  });
-  t.match(refreshed.json(), { found: false, reason: /refused .*127\.0\.0\.1/ });
-  t.equal(withLinks.requests.length, seen, 'no request reached the server');
+  // INGEST_ALLOW_PRIVATE lists 127.0.0.0/8 only: ::1 stays refused.
+  const ipv6 = await startUpstream(t, (_request, response) => response.writeHead(200).end(), '::1');
+  const app = await createApp('Private', `http://[::1]:${ipv6.port}/`);
+  const refreshed = await ta.asOwner({ method: 'POST', url: `/api/apps/${app.id}/icon/refresh` });
+  t.match(refreshed.json(), { found: false, reason: /refused http:\/\/\[::1\]/ });
+  t.equal(ipv6.requests.length, 0, 'no request reached the server');
 });
 
 t.test('the owner’s only', async (t) => {

@@ -1,6 +1,6 @@
 // A health check's basic-auth password is sealed at rest under the hub's secret key (as the integrations' secrets
 // are): the table holds no plaintext, the check still authenticates, a sealed value moved to another service does
-// not open there, and passwords stored in plaintext before are sealed when the hub starts.
+// not open there, and passwords stored in plaintext before are sealed when the hub starts (or on first read).
 import t from 'tap';
 import { buildApp } from '../../../app.ts';
 import { checkServices } from '../../../domains/health/jobs.ts';
@@ -72,8 +72,6 @@ t.test('passwords stored in plaintext before are sealed at start, and keep worki
   await ta.sql`
     update monitored_services set basic_auth_password = ${password}, basic_auth_sealed = null
     where id = ${service.id}`;
-  await checkServices(deps, { ids: [service.id] });
-  t.match(await state(service.id), { state: 'up' }, 'checks work until the start seals it');
 
   const restarted = await buildApp({
     config: ta.config,
@@ -107,6 +105,17 @@ t.test('passwords stored in plaintext before are sealed at start, and keep worki
   await checkServices(deps, { ids: [service.id] });
   t.match(await state(service.id), { state: 'up' });
   t.equal(web.requests.at(-1)?.headers.authorization, expected);
+
+  // A start that could not seal it (the database away): the first round of checks that reads it does.
+  await ta.sql`
+    update monitored_services set basic_auth_password = ${password}, basic_auth_sealed = null
+    where id = ${service.id}`;
+  await checkServices(deps, { ids: [service.id] });
+  t.match(await state(service.id), { state: 'up' }, 'the check authenticates');
+  const [afterRead] = await ta.sql`
+    select basic_auth_password, basic_auth_sealed from monitored_services where id = ${service.id}`;
+  t.equal(afterRead.basic_auth_password, null, 'sealed on first read');
+  t.match(afterRead.basic_auth_sealed, /^v1:/);
 });
 
 t.test('the start-up key check covers sealed check passwords', async (t) => {
