@@ -5,6 +5,7 @@
 //
 // Database: as bench/capture.ts (an embedded scratch cluster, or a scratch database next to DATABASE_URL).
 // Sizes: BENCH_HEALTH_SERVICES (200), BENCH_HEALTH_ROUNDS (3 per setting), BENCH_HEALTH_CONCURRENCY ("4,16,64").
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -68,7 +69,7 @@ async function main() {
               port: tcpPorts[i - (sizes.services - tcpCount)],
               category: 'tcp',
             });
-      await insertService(sql, definition, null);
+      await insertService(sql, randomUUID(), definition, null);
     }
     console.log(
       `# ${sizes.services} services (${sizes.services - tcpCount} HTTP with keyword, ${tcpCount} TCP) on loopback, ` +

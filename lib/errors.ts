@@ -180,6 +180,11 @@ const catalogue = {
   INVALID_SERVICE_CHECK: entry(400, detail),
   // The launcher.
   APP_NOT_FOUND: notFound('app'),
+  APP_ICON_NOT_FOUND: entry(
+    404,
+    (id: string) =>
+      `no site icon was found for app ${id}: give it an icon, or ask for another look (POST /api/apps/${id}/icon/refresh)`,
+  ),
   APP_OUT_OF_SCOPE: entry(
     403,
     () => 'apps belong to no space: an agent scoped to one space may read them but not change them',

@@ -262,6 +262,15 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   IMPORT_INVALID: () =>
     ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { widgets: 'not: a list' } }),
   APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
+  APP_ICON_NOT_FOUND: async () => {
+    // Loopback is refused by the guarded client here: no icon can be found.
+    const created = await ta.asOwner({
+      method: 'POST',
+      url: '/api/apps',
+      payload: { name: 'No icon', href: 'http://127.0.0.1:9/' },
+    });
+    return ta.asOwner({ method: 'GET', url: `/api/apps/${created.json().id}/icon` });
+  },
   APP_OUT_OF_SCOPE: () =>
     ta.asAgent(agents.scopedOwner.token, {
       method: 'POST',

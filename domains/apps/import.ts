@@ -3,6 +3,8 @@
 // weather place. Everything is written in one transaction; a dry run does the same and rolls it back, so its report
 // is exactly what an import would do. Apps are matched by group and name, refs by their link, checks by target:
 // importing the same files again updates in place and creates nothing.
+
+import type { Config } from '../../config/index.ts';
 import { isWebUrl } from '../../lib/input.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import type { WriteContext } from '../entities/handler.ts';
@@ -48,9 +50,12 @@ export async function mapIcon(icon: unknown): Promise<string | null> {
   return null;
 }
 
+/** The owner's write context, with the configuration (a siteMonitor's credentials are sealed under its key). */
+type ImportContext = WriteContext & { config: Config };
+
 async function importService(
   tx: Db,
-  ctx: WriteContext,
+  ctx: ImportContext,
   service: HomepageService,
   report: ImportReport,
 ): Promise<void> {
@@ -75,7 +80,7 @@ async function importService(
     if (!isWebUrl(monitor)) {
       report.skipped.push({ kind: 'service', ...where, reason: 'siteMonitor is not an http(s) URL' });
     } else {
-      const linked = await ensureHttpService(tx, { name, category: group, url: monitor });
+      const linked = await ensureHttpService(tx, ctx.config.server, { name, category: group, url: monitor });
       if (linked === null) {
         report.skipped.push({
           kind: 'service',
@@ -176,7 +181,7 @@ async function importWidgets(tx: Db, data: unknown, report: ImportReport): Promi
 /** Imports (or, with dry_run, rehearses) Homepage's files as the owner (`ctx`). */
 export async function importHomepage(
   sql: Sql,
-  ctx: WriteContext,
+  ctx: ImportContext,
   input: HomepageImport,
 ): Promise<ImportReport> {
   // Every file is parsed before anything is written: a malformed one imports nothing.

@@ -138,3 +138,12 @@ export const ImportReport = Type.Object({
   skipped: Type.Array(SkippedItem),
 });
 export type ImportReport = Static<typeof ImportReport>;
+
+export const FaviconLook = Type.Object(
+  {
+    found: Type.Boolean(),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'why none was found: each place tried' }),
+    icon_url: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'FaviconLook' },
+);

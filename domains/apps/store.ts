@@ -158,3 +158,19 @@ export async function deviceExists(sql: Db, mac: string): Promise<boolean> {
   const [row] = await sql`select 1 from lan_devices where mac = ${mac}`;
   return row !== undefined;
 }
+
+/** The favicon found for an app (null: none), and whether one was looked for; undefined when there is no app. */
+export async function faviconOf(
+  sql: Db,
+  id: string,
+): Promise<{ href: string; icon: string | null; favicon: Buffer | null; checked: boolean } | undefined> {
+  const [row] = await sql<{ href: string; icon: string | null; favicon: Buffer | null; checked: boolean }[]>`
+    select href, icon, favicon, favicon_checked_at is not null as checked from apps where id = ${id}`;
+  return row;
+}
+
+/** Records what a look for the favicon of `href` found, unless the app moved to another href meanwhile. */
+export async function saveFavicon(sql: Db, id: string, href: string, favicon: Buffer | null): Promise<void> {
+  await sql`
+    update apps set favicon = ${favicon}, favicon_checked_at = now() where id = ${id} and href = ${href}`;
+}

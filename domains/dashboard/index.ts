@@ -5,6 +5,7 @@
 //   GET /api/dashboard/stream   server-sent `card` events and heartbeats (owner)
 //   GET /api/boards/:id/layout  a board's layout (the default board's is the one above) and its ETag (owner)
 //   PUT /api/boards/:id/layout  replace it, with the same If-Match rule (owner)
+//   POST /api/dashboard/custom  a custom card's values: its JSON endpoint read and its fields picked (owner)
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -13,6 +14,7 @@ import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { boardKeyPrefix, layoutKeyOfBoard } from '../boards/layout-key.ts';
+import { CustomCardCache, CustomCardConfig, CustomCardData } from './custom.ts';
 import { defaultLayout, normaliseLayout } from './layout.ts';
 import { Layout, LayoutInput } from './schema.ts';
 import { dashboardSetting } from './setting.ts';
@@ -103,8 +105,27 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     return saved.layout;
   }
 
+  const custom = new CustomCardCache(app.config.dashboard.upstreamTimeoutMs);
   await app.register(
     ownerOnly(async (owner) => {
+      owner.post(
+        '/dashboard/custom',
+        {
+          schema: {
+            tags,
+            summary: "A custom card's values",
+            description:
+              "The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, " +
+              'as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for ' +
+              'interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ' +
+              'ok: false with the reason.',
+            body: CustomCardConfig,
+            response: { 200: CustomCardData, ...errors(400, 401, 403) },
+          },
+        },
+        async (request) => custom.read(request.body),
+      );
+
       owner.get(
         '/dashboard/layout',
         {

@@ -3,6 +3,7 @@
 import { type TSchema, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
+import { CustomCardConfig } from './custom.ts';
 import {
   type Card,
   type CardType,
@@ -51,6 +52,8 @@ const configSchemas: Record<CardType, TSchema> = {
     space_id: Type.String({ pattern: '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' }),
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   }),
+  // A JSON endpoint and the values it shows (custom.ts).
+  custom: CustomCardConfig,
 };
 const checkers = Object.fromEntries(
   Object.entries(configSchemas).map(([type, schema]) => [type, Compile(schema)]),

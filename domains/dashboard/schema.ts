@@ -15,6 +15,7 @@ export const cardTypes = [
   'flame',
   'apps',
   'bookmarks',
+  'custom',
 ] as const;
 export type CardType = (typeof cardTypes)[number];
 

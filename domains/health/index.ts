@@ -24,6 +24,7 @@ import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { assertIconRef } from '../icons/icon-ref.ts';
+import { sealStoredPasswords } from './credentials.ts';
 import { checkDefinition } from './definition.ts';
 import { healthCron, healthTasks } from './jobs.ts';
 import {
@@ -60,6 +61,16 @@ const tags = ['health'];
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
+  // Check passwords stored before they were sealed at rest are sealed once, at start (a no-op afterwards).
+  // When the database cannot be reached then, the next round of checks that meets one does it.
+  app.addHook('onReady', async () => {
+    try {
+      const sealed = await sealStoredPasswords(app.sql, app.config.server);
+      if (sealed > 0) app.log.info(`sealed ${sealed} health check password(s) stored in plaintext`);
+    } catch (error) {
+      app.log.warn(`stored health check passwords not sealed at start: ${(error as Error).message}`);
+    }
+  });
   app.cards.addSource({
     type: 'health',
     intervalMs: 60_000,
@@ -170,7 +181,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request, reply) => {
           const checked = checkDefinition(request.body);
           await assertIconRef(app.sql, request.body.icon);
-          const id = await app.sql.begin((tx) => save(tx, null, checked));
+          const id = await app.sql.begin((tx) => save(tx, app.config.server, null, checked));
           return reply.status(201).send(await found(app.sql, id));
         },
       );
@@ -193,7 +204,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
-            await save(tx, request.params.id, { definition, credentials: credentials ?? null });
+            await save(tx, app.config.server, request.params.id, {
+              definition,
+              credentials: credentials ?? null,
+            });
           });
           return found(app.sql, request.params.id);
         },
@@ -216,7 +230,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
             const merged = { ...definitionFields(current), ...request.body };
-            await save(tx, request.params.id, checkDefinition(merged, current.url));
+            await save(tx, app.config.server, request.params.id, checkDefinition(merged, current.url));
           });
           return found(app.sql, request.params.id);
         },

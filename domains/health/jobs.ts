@@ -3,17 +3,19 @@
 // background. discover.lan: the LAN sweep, its findings stored as disabled candidates.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
 // with an interval under a minute falls due again; results older than the retention setting are removed each run.
+
 import { type Alert, notify } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
+import { sealStoredPasswords, withCredentials } from './credentials.ts';
 import { sweep } from './discovery.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
 import { alertFor, nextStanding } from './state.ts';
 import {
-  type DueService,
+  type DueRow,
   nextDue,
   pruneResults,
   recordCheck,
@@ -28,7 +30,7 @@ interface Log {
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
 
-function alertOf(service: DueService, kind: 'down' | 'up', message: string): Alert {
+function alertOf(service: DueRow, kind: 'down' | 'up', message: string): Alert {
   const where = service.url ?? `${service.host}:${service.port}`;
   return kind === 'down'
     ? {
@@ -77,9 +79,18 @@ export async function checkServices(
 ): Promise<RoundSummary> {
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
+  // A password still in plaintext (the start could not seal it) is sealed on this first read.
+  if (services.some((service) => service.basic_auth_password !== null)) {
+    await sealStoredPasswords(deps.sql, deps.config.server);
+  }
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
-  await eachLimited(services, deps.config.health.checkConcurrency, async (service) => {
-    const outcome = await runCheck(service);
+  await eachLimited(services, deps.config.health.checkConcurrency, async (row) => {
+    const opened = await withCredentials(deps.config.server, row);
+    const service: DueRow = 'unreadable' in opened ? opened.service : row;
+    const outcome =
+      'unreadable' in opened
+        ? { ok: false, latency_ms: null, message: opened.unreadable }
+        : await runCheck(opened);
     const recorded = await deps.sql.begin((tx) =>
       recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
     );

@@ -3,17 +3,10 @@
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { iconUrl } from '../icons/icon-ref.ts';
+import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
 import type { CredentialsChange, Definition } from './definition.ts';
 import type { Service } from './schema.ts';
-import {
-  type CandidateRow,
-  findService,
-  insertService,
-  listServices,
-  replaceService,
-  type ServiceRow,
-  serviceWithTarget,
-} from './store.ts';
+import { type CandidateRow, findService, listServices, type ServiceRow, serviceWithTarget } from './store.ts';
 
 export function present(row: ServiceRow): Service {
   const { failures: _failures, basic_auth_set, ...service } = row;
@@ -60,16 +53,17 @@ export async function found(sql: Db, id: string): Promise<Service> {
 /** Writes a definition under its target: 409 when another service already checks it. */
 export async function save(
   sql: Db,
+  config: KeyConfig,
   id: string | null,
   { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
 ): Promise<string> {
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   if (id) {
-    await replaceService(sql, id, definition, credentials);
+    await replaceSealed(sql, config, id, definition, credentials);
     return id;
   }
-  const created = await insertService(sql, definition, credentials ?? null);
+  const created = await insertSealed(sql, config, definition, credentials ?? null);
   if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   return created;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../plugins/db.ts';
 import type { CheckOutcome, CheckTarget } from './checks.ts';
-import type { BasicAuth, CredentialsChange, Definition } from './definition.ts';
+import type { Definition } from './definition.ts';
 import type { ServiceState } from './schema.ts';
 
 export interface ServiceRow extends Definition {
@@ -63,19 +63,26 @@ function definitionOf(definition: Definition) {
   return Object.fromEntries(definitionColumns.map((column) => [column, definition[column]]));
 }
 
-// A check's basic-auth credentials are written and read only through these two, and never selected for display:
-// the one place their storage changes (encryption at rest, say).
-function credentialColumns(credentials: BasicAuth | null) {
-  return {
-    basic_auth_username: credentials?.username ?? null,
-    basic_auth_password: credentials?.password ?? null,
-  };
+/** A check's credentials as stored: the user name, and the password sealed under the hub's key (credentials.ts). */
+export interface StoredCredentials {
+  username: string;
+  sealed: string;
 }
 
-function credentialsOf(row: { basic_auth_username: string | null; basic_auth_password: string | null }) {
-  return row.basic_auth_username === null && row.basic_auth_password === null
-    ? null
-    : { username: row.basic_auth_username ?? '', password: row.basic_auth_password ?? '' };
+/** The credential columns of a row: `basic_auth_password` is the plaintext kept before sealing, until start seals it. */
+export interface CredentialColumns {
+  basic_auth_username: string | null;
+  basic_auth_sealed: string | null;
+  basic_auth_password: string | null;
+}
+
+// A check's basic-auth credentials are written and read only through these, and never selected for display.
+function credentialColumns(credentials: StoredCredentials | null): CredentialColumns {
+  return {
+    basic_auth_username: credentials?.username ?? null,
+    basic_auth_sealed: credentials?.sealed ?? null,
+    basic_auth_password: null,
+  };
 }
 
 const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set`;
@@ -124,11 +131,12 @@ export async function serviceWithTarget(sql: Db, target: string, exceptId: strin
 /** A new curated service, or undefined when its target is taken. */
 export async function insertService(
   sql: Db,
+  id: string,
   definition: Definition,
-  credentials: BasicAuth | null,
+  credentials: StoredCredentials | null,
 ): Promise<string | undefined> {
   const [row] = await sql<{ id: string }[]>`
-    insert into monitored_services ${sql({ ...definitionOf(definition), ...credentialColumns(credentials) })}
+    insert into monitored_services ${sql({ id, ...definitionOf(definition), ...credentialColumns(credentials) })}
     on conflict (target) do nothing
     returning id`;
   return row?.id;
@@ -142,7 +150,7 @@ export async function replaceService(
   sql: Db,
   id: string,
   definition: Definition,
-  credentials: CredentialsChange,
+  credentials: StoredCredentials | null | undefined,
 ): Promise<void> {
   const values = {
     ...definitionOf(definition),
@@ -166,19 +174,14 @@ export async function deleteService(sql: Db, id: string, discovered = false): Pr
 export type DueService = CheckTarget &
   Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target'>;
 
+/** A service to check as stored: its credentials still sealed. */
+export type DueRow = Omit<DueService, 'basic_auth'> & CredentialColumns;
+
 /** Enabled services to check now: those named, or (due) those whose interval has passed, or all. */
-export async function servicesToCheck(
-  sql: Db,
-  filter: { ids?: string[]; due?: boolean },
-): Promise<DueService[]> {
-  const rows = await sql<
-    (Omit<DueService, 'basic_auth'> & {
-      basic_auth_username: string | null;
-      basic_auth_password: string | null;
-    })[]
-  >`
+export async function servicesToCheck(sql: Db, filter: { ids?: string[]; due?: boolean }): Promise<DueRow[]> {
+  return sql<DueRow[]>`
     select id, name, category, kind, url, host, port, status_min, status_max, keyword, follow_redirects, verify_tls,
-      timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_password
+      timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_sealed, basic_auth_password
     from monitored_services
     where enabled
       ${filter.ids ? sql`and id = any(${filter.ids}::uuid[])` : sql``}
@@ -188,10 +191,18 @@ export async function servicesToCheck(
           : sql``
       }
     order by checked_at nulls first, id`;
-  return rows.map(({ basic_auth_username, basic_auth_password, ...service }) => ({
-    ...service,
-    basic_auth: credentialsOf({ basic_auth_username, basic_auth_password }),
-  }));
+}
+
+/** Passwords stored before they were sealed, locked until the transaction ends. */
+export async function plaintextPasswords(sql: Db): Promise<{ id: string; password: string }[]> {
+  return sql<{ id: string; password: string }[]>`
+    select id, basic_auth_password as password from monitored_services
+    where basic_auth_password is not null order by id for update`;
+}
+
+export async function replacePlaintextPassword(sql: Db, id: string, sealed: string): Promise<void> {
+  await sql`
+    update monitored_services set basic_auth_sealed = ${sealed}, basic_auth_password = null where id = ${id}`;
 }
 
 /** When the next enabled service falls due, or null when none is enabled. */

@@ -3,9 +3,15 @@
 // where the key came from instead of failing later, card by card. Rotation re-seals every secret in one transaction.
 import path from 'node:path';
 import type { ServerConfig } from '../../config/server.ts';
-import { loadSecretKey, openSecret, type SecretKey, sealSecret } from '../../lib/secrets.ts';
+import {
+  loadSecretKey,
+  openSecret,
+  type SecretKey,
+  type SecretPlace,
+  sealSecret,
+} from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { replaceSecrets, sealedSecrets } from './store.ts';
+import { replaceCheckPassword, replaceSecrets, sealedCheckPasswords, sealedSecrets } from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
 
@@ -43,16 +49,42 @@ export function secretKeyOf(config: KeyConfig): Promise<SecretKey> {
   return key;
 }
 
+/**
+ * Seals a secret another domain keeps (a health check's password) under the hub's key, like the integrations'
+ * own: AES-256-GCM with its place as associated data. The place's kind must not be an integration kind.
+ */
+export async function sealHubSecret(config: KeyConfig, place: SecretPlace, value: string): Promise<string> {
+  const { key } = await secretKeyOf(config);
+  return sealSecret(key, place, value);
+}
+
+/** Opens what sealHubSecret sealed; a value from another place or under another key throws SecretUnreadableError. */
+export async function openHubSecret(config: KeyConfig, place: SecretPlace, sealed: string): Promise<string> {
+  const { key } = await secretKeyOf(config);
+  return openSecret(key, place, sealed);
+}
+
+/** Where a health check's basic-auth password is sealed: bound to its service, so it opens for no other. */
+export function checkPasswordPlace(serviceId: string): SecretPlace {
+  return { kind: 'health', field: `basic_auth_password:${serviceId}` };
+}
+
 interface SealedPlace {
   kind: string;
   field: string;
   sealed: string;
 }
 
-function places(rows: { kind: string; secrets: Record<string, string> }[]): SealedPlace[] {
-  return rows.flatMap((row) =>
-    Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
-  );
+/** Every value sealed under the hub's key: the integrations' secrets and the health checks' passwords. */
+async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
+  const rows = await sealedSecrets(sql, options);
+  const passwords = await sealedCheckPasswords(sql, options);
+  return [
+    ...rows.flatMap((row) =>
+      Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
+    ),
+    ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
+  ];
 }
 
 function unreadable(key: Buffer, stored: SealedPlace[]): SealedPlace[] {
@@ -73,7 +105,7 @@ const named = (list: SealedPlace[]) => list.map((place) => `${place.kind}.${plac
  * secrets stored, or a key that opens none of some of them, is a SecretKeyError naming the key's source.
  */
 export async function checkSecretKey(sql: Db, config: KeyConfig): Promise<SecretKey> {
-  const stored = places(await sealedSecrets(sql, { lock: false }));
+  const stored = await storedPlaces(sql, { lock: false });
   const file = secretKeyFile(config);
   const key = await loadSecretKey({
     fromEnvironment: config.secretKey,
@@ -106,11 +138,17 @@ export async function checkSecretKey(sql: Db, config: KeyConfig): Promise<Secret
 export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Promise<number> {
   return sql.begin(async (tx) => {
     const rows = await sealedSecrets(tx, { lock: true });
-    const refused = unreadable(current, places(rows));
+    const passwords = await sealedCheckPasswords(tx, { lock: true });
+    const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
     }
     let count = 0;
+    for (const { id, sealed } of passwords) {
+      const place = checkPasswordPlace(id);
+      await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));
+      count++;
+    }
     for (const row of rows) {
       const secrets: Record<string, string> = {};
       for (const [field, sealed] of Object.entries(row.secrets)) {

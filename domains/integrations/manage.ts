@@ -21,9 +21,11 @@ import {
   type TestResult,
 } from './schema.ts';
 import {
+  environmentTests,
   findIntegrationRow,
   type IntegrationRow,
   listIntegrationRows,
+  recordEnvironmentTest,
   recordIntegrationTest,
   saveIntegrationRow,
 } from './store.ts';
@@ -75,6 +77,7 @@ function entry(
   kind: IntegrationKind,
   row: IntegrationRow | undefined,
   environment: IntegrationSettingsOf[IntegrationKind] | null,
+  environmentTest: TestResult | null = null,
 ): Integration {
   const definition = kinds[kind];
   const base = {
@@ -87,6 +90,7 @@ function entry(
   if (environment) {
     return {
       ...base,
+      last_test: environmentTest,
       configured: true,
       source: 'environment',
       variables: [...environmentVariables[kind]],
@@ -100,8 +104,9 @@ function entry(
 
 export async function listIntegrations(deps: IntegrationDeps): Promise<Integration[]> {
   const rows = new Map((await listIntegrationRows(deps.sql)).map((row) => [row.kind, row]));
+  const tests = await environmentTests(deps.sql);
   return integrationKinds.map((kind) =>
-    entry(kind, rows.get(kind), settingsFromEnvironment(deps.config, kind)),
+    entry(kind, rows.get(kind), settingsFromEnvironment(deps.config, kind), tests.get(kind) ?? null),
   );
 }
 
@@ -211,5 +216,6 @@ export async function testIntegration(
     tested_at: new Date(),
   };
   if (resolved.source === 'settings') await recordIntegrationTest(deps.sql, kind, result);
+  else await recordEnvironmentTest(deps.sql, kind, result);
   return result;
 }

@@ -40,6 +40,19 @@ export async function recordIntegrationTest(sql: Db, kind: string, result: TestR
   await sql`update integrations set last_test = ${sql.json(result as never)} where kind = ${kind}`;
 }
 
+/** The latest test of each integration the environment sets, by kind. */
+export async function environmentTests(sql: Db): Promise<Map<string, TestResult>> {
+  const rows = await sql<{ kind: string; last_test: TestResult }[]>`
+    select kind, last_test from integration_environment_tests`;
+  return new Map(rows.map((row) => [row.kind, row.last_test]));
+}
+
+export async function recordEnvironmentTest(sql: Db, kind: string, result: TestResult): Promise<void> {
+  await sql`
+    insert into integration_environment_tests (kind, last_test) values (${kind}, ${sql.json(result as never)})
+    on conflict (kind) do update set last_test = excluded.last_test, updated_at = now()`;
+}
+
 export async function deleteIntegrationRow(sql: Db, kind: string): Promise<boolean> {
   const result = await sql`delete from integrations where kind = ${kind}`;
   return result.count > 0;
@@ -56,4 +69,21 @@ export async function sealedSecrets(
 
 export async function replaceSecrets(sql: Db, kind: string, secrets: Record<string, string>): Promise<void> {
   await sql`update integrations set secrets = ${sql.json(secrets)} where kind = ${kind}`;
+}
+
+// The health checks' basic-auth passwords are sealed under the same key (domains/health/credentials.ts), so the key
+// check at start and the key rotation cover them too.
+
+/** Every health check's sealed password, by service id; with `lock`, the rows stay locked (key rotation). */
+export async function sealedCheckPasswords(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; sealed: string }[]> {
+  return sql<{ id: string; sealed: string }[]>`
+    select id, basic_auth_sealed as sealed from monitored_services where basic_auth_sealed is not null
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceCheckPassword(sql: Db, id: string, sealed: string): Promise<void> {
+  await sql`update monitored_services set basic_auth_sealed = ${sealed} where id = ${id}`;
 }

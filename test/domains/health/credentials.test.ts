@@ -49,7 +49,8 @@ const read = async (id: string) =>
 const stored = async (id: string) =>
   (
     await ta.sql`
-      select url, basic_auth_username, basic_auth_password from monitored_services where id = ${id}`
+      select url, basic_auth_username, basic_auth_password, basic_auth_sealed is not null as sealed
+      from monitored_services where id = ${id}`
   )[0];
 
 t.test('credentials in a URL become basic auth, stored apart and never shown', async (t) => {
@@ -59,7 +60,8 @@ t.test('credentials in a URL become basic auth, stored apart and never shown', a
   t.same(await stored(service.id), {
     url: `http://127.0.0.1:${web.port}/private`,
     basic_auth_username: 'hubuser',
-    basic_auth_password: secret,
+    basic_auth_password: null,
+    sealed: true,
   });
   const reader = await createAgent(ta, { tier: 'read' });
   const views = [
@@ -126,6 +128,7 @@ t.test('kept across edits of the same origin; replaced, moved away or removed on
     url: `http://127.0.0.2:${web.port}/e2`,
     basic_auth_username: null,
     basic_auth_password: null,
+    sealed: false,
   });
   await patch({ url: withCredentials.replace('/private', '/e3') });
   const replaced = await ta.asOwner({

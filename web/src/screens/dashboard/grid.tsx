@@ -22,6 +22,7 @@ export const titles: Record<Card['type'], string> = {
   flame: 'Flame',
   apps: 'Apps',
   bookmarks: 'Bookmarks',
+  custom: 'Custom',
 };
 export const cardTypes = Object.keys(titles) as Card['type'][];
 

@@ -14,6 +14,7 @@ import { type Backups, BackupsCard } from './backups.tsx';
 import { BookmarksCard } from './bookmarks.tsx';
 import { Clock } from './clock.tsx';
 import { Cluster, type ClusterData } from './cluster.tsx';
+import { CustomCard } from './custom.tsx';
 import { Flame } from './flame.tsx';
 import { Health, type ServiceGroups } from './health.tsx';
 import { Host, type HostData } from './host.tsx';
@@ -84,6 +85,7 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'blank') return null;
   if (card.type === 'apps') return <AppsCard config={config} />;
   if (card.type === 'bookmarks') return <BookmarksCard config={config} />;
+  if (card.type === 'custom') return <CustomCard config={config} />;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
   if (problem !== null) return <SetUpIntegration type={card.type} problem={problem} />;
