@@ -42,7 +42,7 @@ const alertDispatcher = upstreamAgent();
 const inFlight = new Set<Promise<boolean>>();
 
 /** An HTTP header value: ntfy decodes RFC 2047 encoded words, so non-ASCII text survives. */
-function headerText(text: string): string {
+export function headerText(text: string): string {
   const flat = text.replace(/[\r\n]+/g, ' ');
   return /^[\x20-\x7e]*$/.test(flat) ? flat : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`;
 }
