@@ -262,6 +262,8 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   IMPORT_INVALID: () =>
     ta.asOwner({ method: 'POST', url: '/api/import/homepage', payload: { widgets: 'not: a list' } }),
   APP_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/apps/${absentId}` }),
+  ALERT_TARGET_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/alerts/targets/${absentId}` }),
+  ALERT_RULE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/alerts/rules/${absentId}` }),
   APP_OUT_OF_SCOPE: () =>
     ta.asAgent(agents.scopedOwner.token, {
       method: 'POST',
