@@ -2,6 +2,7 @@
 // agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
 // the microphone and transcribe), and moving in from Homepage (its files' dry run, then the import).
 import { Agents } from './agents.tsx';
+import { Alerts } from './alerts.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
@@ -20,6 +21,7 @@ export default function Settings() {
         <IconSets />
         <Voice />
         <Integrations />
+        <Alerts />
         <HomepageImport />
       </div>
     </div>
