@@ -145,10 +145,10 @@ function Targets({ items, reload }: { items: Target[]; reload: () => Promise<voi
           </label>
         </div>
         <div class="row">
-          {forms[kind.value].map((field) => (
-            <label key={field.name}>
-              {field.label}
-              {field.choices ? (
+          {forms[kind.value].map((field) =>
+            field.choices ? (
+              <label key={field.name}>
+                {field.label}
                 <select
                   value={values.value[field.name] ?? field.choices[0]}
                   onChange={(e) => (values.value = { ...values.value, [field.name]: e.currentTarget.value })}
@@ -157,7 +157,10 @@ function Targets({ items, reload }: { items: Target[]; reload: () => Promise<voi
                     <option key={choice}>{choice}</option>
                   ))}
                 </select>
-              ) : (
+              </label>
+            ) : (
+              <label key={field.name}>
+                {field.label}
                 <input
                   type={(field.secret ? 'password' : field.number ? 'number' : 'text') as 'text'}
                   autocomplete="off"
@@ -165,9 +168,9 @@ function Targets({ items, reload }: { items: Target[]; reload: () => Promise<voi
                   value={values.value[field.name] ?? ''}
                   onInput={(e) => (values.value = { ...values.value, [field.name]: e.currentTarget.value })}
                 />
-              )}
-            </label>
-          ))}
+              </label>
+            ),
+          )}
         </div>
         <button type="submit" class="primary">
           Add target
