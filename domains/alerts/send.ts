@@ -15,6 +15,7 @@ import nodemailer from 'nodemailer';
 import { alertRequest, headerText } from '../../lib/notify.ts';
 import { isCloudMetadata } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
+import type { AlertRecord } from './store.ts';
 import type { OpenTarget } from './targets.ts';
 
 /** An ntfy `http` action button (phone approvals use these). */
@@ -26,21 +27,16 @@ export interface AlertAction {
   body?: string;
 }
 
-/** What a target is sent: the alert as recorded, its link made absolute. */
-export interface Outgoing {
+/** What a target is sent: the alert as recorded, its link made absolute (or null), its buttons typed. */
+export interface Outgoing
+  extends Pick<
+    AlertRecord,
+    'event' | 'title' | 'message' | 'priority' | 'tags' | 'link' | 'data' | 'resolves'
+  > {
   /** Stable across retries of one delivery (the webhook-id). */
   deliveryId: string;
   alertId: string;
-  event: string;
-  title: string;
-  message: string;
-  priority: number;
-  tags: string[];
-  /** An absolute URL into the web app, or null. */
-  link: string | null;
-  data: Record<string, unknown>;
   actions: AlertAction[];
-  resolves: boolean;
   at: Date;
 }
 
