@@ -5,6 +5,7 @@
 import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import aiUsage from './domains/ai-usage/index.ts';
+import alerts from './domains/alerts/index.ts';
 import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
@@ -87,6 +88,7 @@ export const modules: readonly HubModule[] = [
   integrations,
   apps,
   boards,
+  alerts,
 ];
 
 /** Everything the modules contribute, gathered once. */

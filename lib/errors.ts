@@ -221,6 +221,10 @@ const catalogue = {
   SET_BY_ENVIRONMENT: entry(409, detail),
   INTEGRATION_SECRET_UNREADABLE: entry(500, detail),
 
+  // Alerts.
+  ALERT_TARGET_NOT_FOUND: notFound('alert target'),
+  ALERT_RULE_NOT_FOUND: notFound('alert rule'),
+
   // The assistant and actions.
   ASSISTANT_NOT_CONFIGURED: entry(
     503,

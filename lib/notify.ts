@@ -1,5 +1,6 @@
-// Alerts: one notifier for every domain that tells the owner something happened (a service down or back up, a slow
-// speed test). When ALERT_URL is set, each alert is POSTed there:
+// The alert shape every domain raises, the environment target's request forms, and `notify`, the direct sender
+// kept for code not yet moved to raiseAlert (domains/alerts/raise.ts), which records an alert and routes it through
+// the rules to every target, ALERT_URL included. `notify` POSTs to ALERT_URL alone, unrecorded:
 //  - json (default): `{ title, message, tags, priority, event, at, ...data }` as application/json;
 //  - ntfy (ALERT_FORMAT=ntfy): ntfy's publish form: the message as the plain-text body, `Title`, `Tags` (comma list)
 //    and `Priority` (1-5) headers; ALERT_URL is then the topic URL (https://ntfy.sh/mytopic).
@@ -42,7 +43,7 @@ const alertDispatcher = upstreamAgent();
 const inFlight = new Set<Promise<boolean>>();
 
 /** An HTTP header value: ntfy decodes RFC 2047 encoded words, so non-ASCII text survives. */
-function headerText(text: string): string {
+export function headerText(text: string): string {
   const flat = text.replace(/[\r\n]+/g, ' ');
   return /^[\x20-\x7e]*$/.test(flat) ? flat : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`;
 }

@@ -30,6 +30,8 @@ export interface UpstreamRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   json?: unknown;
+  /** A body sent as it is (its content-type among the headers); instead of json. */
+  body?: string;
   timeoutMs: number;
   dispatcher?: Dispatcher;
 }
@@ -67,7 +69,7 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
         ...(options.json === undefined ? {} : { 'content-type': 'application/json' }),
         ...options.headers,
       },
-      body: options.json === undefined ? undefined : JSON.stringify(options.json),
+      body: options.json === undefined ? options.body : JSON.stringify(options.json),
       signal,
       dispatcher: options.dispatcher ?? ownerUpstream,
       headersTimeout: options.timeoutMs,

@@ -271,6 +271,8 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
     });
     return ta.asOwner({ method: 'GET', url: `/api/apps/${created.json().id}/icon` });
   },
+  ALERT_TARGET_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/alerts/targets/${absentId}` }),
+  ALERT_RULE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/alerts/rules/${absentId}` }),
   APP_OUT_OF_SCOPE: () =>
     ta.asAgent(agents.scopedOwner.token, {
       method: 'POST',

@@ -30,6 +30,7 @@ const withoutBodySchema = new Set([
   'POST /api/icon-sets/:set/icons', // multipart/form-data, streamed
   'POST /api/voice/transcribe', // multipart/form-data (file, language)
   'POST /api/speedtest/run',
+  'POST /api/alerts/targets/:id/test',
   'POST /api/actions/:id/approve',
   'POST /api/devices/scan',
   'POST /api/health/discover',

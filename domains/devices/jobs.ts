@@ -2,10 +2,11 @@
 // DEVICES_SCAN_SCHEDULE (every 5 minutes by default) through the cron registry.
 import type { JobHelpers } from 'graphile-worker';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
+import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { isLocallyAdministered, vendorOf } from './mac.ts';
 import { gather } from './scan.ts';
 import { devicesScanTask } from './schema.ts';
-import { applyScan, type SeenDevice } from './store.ts';
+import { applyScan, type ScannedDevice, type SeenDevice } from './store.ts';
 
 export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added: number; absent: number }> {
   const { seen, hostnames } = await gather(deps.config);
@@ -20,8 +21,55 @@ export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added:
       random_mac: random,
     });
   }
-  const result = await deps.sql.begin((tx) => applyScan(tx, devices));
-  return { seen: devices.length, ...result };
+  // The scan and its alerts commit together.
+  const { added, absent } = await deps.sql.begin(async (tx) => {
+    const result = await applyScan(tx, devices);
+    for (const device of result.devices) {
+      const alert = deviceAlert(device);
+      if (alert) await raiseAlert(tx, deps, alert);
+    }
+    return result;
+  });
+  return { seen: devices.length, added, absent };
+}
+
+const named = (device: ScannedDevice) => device.hostname ?? device.vendor ?? device.mac;
+
+/** device.new for a first sighting, device.ip_changed for a known device at another address. */
+export function deviceAlert(device: ScannedDevice): RaisedAlert | null {
+  const data = {
+    mac: device.mac,
+    ip: device.ip,
+    hostname: device.hostname,
+    vendor: device.vendor,
+    random_mac: device.random_mac,
+  };
+  if (device.added) {
+    return {
+      event: 'device.new',
+      title: `New device on the network: ${named(device)}`,
+      message:
+        `${device.mac} at ${device.ip}` +
+        `${device.vendor ? ` (${device.vendor})` : device.random_mac ? ' (random MAC address)' : ''}` +
+        `${device.hostname ? `, named ${device.hostname}` : ''}, first seen now.`,
+      tags: ['new', 'device'],
+      priority: 3,
+      link: '/devices',
+      data,
+    };
+  }
+  if (device.previous_ip && device.previous_ip !== device.ip) {
+    return {
+      event: 'device.ip_changed',
+      title: `${named(device)} changed address`,
+      message: `${device.mac} moved from ${device.previous_ip} to ${device.ip}.`,
+      tags: ['arrows_counterclockwise', 'device'],
+      priority: 2,
+      link: '/devices',
+      data: { ...data, previous_ip: device.previous_ip },
+    };
+  }
+  return null;
 }
 
 export const devicesTasks: DomainTask[] = [

@@ -121,13 +121,24 @@ export interface SeenDevice {
   random_mac: boolean;
 }
 
+export interface ScannedDevice extends SeenDevice {
+  added: boolean;
+  /** The address before this scan, for a known device (null for a new one). */
+  previous_ip: string | null;
+}
+
 /**
  * Applies one scan: seen devices are added as `new` or refreshed (address, host name, last seen, present), never
- * touching a field the owner set; devices not seen become absent. Returns how many were added.
+ * touching a field the owner set; devices not seen become absent. Returns how many were added, and each seen device
+ * as stored with its address before the scan (what new-device and address-change alerts are made of).
  */
-export async function applyScan(sql: Db, seen: SeenDevice[]): Promise<{ added: number; absent: number }> {
+export async function applyScan(
+  sql: Db,
+  seen: SeenDevice[],
+): Promise<{ added: number; absent: number; devices: ScannedDevice[] }> {
   const macs = seen.map((device) => device.mac);
-  const rows = await sql<{ added: boolean }[]>`
+  const rows = await sql<ScannedDevice[]>`
+    with before as (select mac, ip from lan_devices where mac = any(${macs}::text[]))
     insert into lan_devices (mac, ip, hostname, vendor, random_mac, status, present, first_seen, last_seen)
     select mac, ip, hostname, vendor, random_mac, 'new', true, now(), now()
     from jsonb_to_recordset(${sql.json(seen as never)}::jsonb)
@@ -140,9 +151,10 @@ export async function applyScan(sql: Db, seen: SeenDevice[]): Promise<{ added: n
       present = true,
       last_seen = now(),
       updated_at = now()
-    returning (xmax = 0) as added`;
+    returning mac, ip, hostname, vendor, random_mac, (xmax = 0) as added,
+      (select b.ip from before b where b.mac = lan_devices.mac) as previous_ip`;
   const gone = await sql`
     update lan_devices set present = false, updated_at = now()
     where present and not (mac = any(${macs}::text[]))`;
-  return { added: rows.filter((row) => row.added).length, absent: gone.count };
+  return { added: rows.filter((row) => row.added).length, absent: gone.count, devices: [...rows] };
 }

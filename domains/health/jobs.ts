@@ -1,12 +1,12 @@
 // health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
-// passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts in the
-// background. discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts (sent by
+// their own jobs). discover.lan: the LAN sweep, its findings stored as disabled candidates.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
 // with an interval under a minute falls due again; results older than the retention setting are removed each run.
 
-import { type Alert, notify } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
 import { sealStoredPasswords, withCredentials } from './credentials.ts';
@@ -30,37 +30,51 @@ interface Log {
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
 
-function alertOf(service: DueRow, kind: 'down' | 'up', message: string): Alert {
+/** "3 h 12 min", "4 min", "40 s": how long an outage lasted. */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+function alertOf(service: DueRow, kind: 'down' | 'up', message: string, downSince: Date | null): RaisedAlert {
   const where = service.url ?? `${service.host}:${service.port}`;
-  return kind === 'down'
-    ? {
-        event: 'service.down',
-        title: `${service.name} is down`,
-        message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
-        tags: ['red_circle', 'service-down'],
-        priority: 4,
-        data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'down',
-          reason: message,
-        },
-      }
-    : {
-        event: 'service.up',
-        title: `${service.name} is back up`,
-        message: `${service.name} (${service.category}) is up again: ${message}\n${where}`,
-        tags: ['green_circle', 'service-up'],
-        priority: 3,
-        data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'up',
-          reason: message,
-        },
-      };
+  const about = {
+    service_id: service.id,
+    service: service.name,
+    category: service.category,
+    reason: message,
+  };
+  if (kind === 'down') {
+    return {
+      event: 'service.down',
+      title: `${service.name} is down`,
+      message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
+      tags: ['red_circle', 'service-down'],
+      priority: 4,
+      link: '/services',
+      subject: `service:${service.id}`,
+      data: { ...about, state: 'down' },
+    };
+  }
+  const outageMs = downSince ? Date.now() - downSince.getTime() : null;
+  return {
+    event: 'service.up',
+    title: `${service.name} is back up`,
+    message:
+      `${service.name} (${service.category}) is up again` +
+      `${outageMs === null ? '' : ` after ${duration(outageMs)} down`}: ${message}\n${where}`,
+    tags: ['green_circle', 'service-up'],
+    priority: 3,
+    link: '/services',
+    subject: `service:${service.id}`,
+    resolves: true,
+    data: { ...about, state: 'up', outage_seconds: outageMs === null ? null : Math.round(outageMs / 1000) },
+  };
 }
 
 export interface RoundSummary {
@@ -72,11 +86,7 @@ export interface RoundSummary {
 }
 
 /** One round of checks. */
-export async function checkServices(
-  deps: JobDeps,
-  payload: HealthCheckPayload,
-  log: Log = quiet,
-): Promise<RoundSummary> {
+export async function checkServices(deps: JobDeps, payload: HealthCheckPayload): Promise<RoundSummary> {
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
   // A password still in plaintext (the start could not seal it) is sealed on this first read.
@@ -91,16 +101,20 @@ export async function checkServices(
       'unreadable' in opened
         ? { ok: false, latency_ms: null, message: opened.unreadable }
         : await runCheck(opened);
-    const recorded = await deps.sql.begin((tx) =>
-      recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
-    );
+    // The result and its alert commit together: no alert for a check that was not kept, none lost for one that was.
+    const recorded = await deps.sql.begin(async (tx) => {
+      const kept = await recordCheck(tx, service.id, outcome, (previous) =>
+        nextStanding(previous, outcome.ok, service.retries),
+      );
+      const alert = kept && alertFor(kept.from, kept.to);
+      if (alert) await raiseAlert(tx, deps, alertOf(service, alert, outcome.message, kept.fromSince));
+      return kept;
+    });
     if (!recorded) return; // Deleted meanwhile.
     summary.checked++;
     if (recorded.to === 'up') summary.up++;
     if (recorded.to === 'down') summary.down++;
     if (recorded.changed) summary.changed++;
-    const alert = alertFor(recorded.from, recorded.to);
-    if (alert) notify(deps.config.alerts, alertOf(service, alert, outcome.message), log);
   });
   summary.ms = Math.round(performance.now() - started);
   return summary;
@@ -122,7 +136,7 @@ export async function discoverLan(deps: JobDeps, log: Log = quiet) {
 export const healthTasks: DomainTask[] = [
   runs(healthCheckTask, (deps) => async (payload, helpers) => {
     const log = { info: (m: string) => helpers.logger.info(m), warn: (m: string) => helpers.logger.warn(m) };
-    const summary = await checkServices(deps, payload, log);
+    const summary = await checkServices(deps, payload);
     log.info(
       `health.check: ${summary.checked} checked (${summary.up} up, ${summary.down} down) in ${summary.ms} ms`,
     );

@@ -217,6 +217,8 @@ export interface Recorded {
   from: ServiceState;
   to: ServiceState;
   changed: boolean;
+  /** When the state before this check began (an outage's start, for a recovery). */
+  fromSince: Date | null;
 }
 
 /**
@@ -229,8 +231,9 @@ export async function recordCheck(
   outcome: CheckOutcome,
   next: (previous: { state: ServiceState; failures: number }) => { state: ServiceState; failures: number },
 ): Promise<(Recorded & { name: string }) | undefined> {
-  const [current] = await sql<{ state: ServiceState; failures: number; name: string }[]>`
-    select state, failures, name from monitored_services where id = ${id} for update`;
+  const [current] = await sql<
+    { state: ServiceState; failures: number; name: string; since: Date | null }[]
+  >`select state, failures, name, since from monitored_services where id = ${id} for update`;
   if (!current) return undefined;
   const standing = next(current);
   const changed = standing.state !== current.state;
@@ -247,7 +250,7 @@ export async function recordCheck(
       insert into health_events (service_id, service_name, from_state, to_state, message)
       values (${id}, ${current.name}, ${current.state}, ${standing.state}, ${outcome.message})`;
   }
-  return { from: current.state, to: standing.state, changed, name: current.name };
+  return { from: current.state, to: standing.state, changed, name: current.name, fromSince: current.since };
 }
 
 export async function pruneResults(sql: Db, days: number): Promise<number> {

@@ -92,6 +92,7 @@ async function startService(t: Teardown) {
 const ntfy = await startNtfy(t);
 const web = await startService(t);
 const ta = await testApp(t, {
+  worker: true,
   env: {
     ALERT_URL: `${ntfy.url}/hub-alerts`,
     ALERT_FORMAT: 'ntfy',

@@ -3,7 +3,7 @@
 // neither a zip nor a bookmark file are refused with their codes, and nothing is written.
 import t from 'tap';
 import { createSpace, testApp } from '../../helpers/app.ts';
-import { renameEntry, zip } from '../../icons/helpers.ts';
+import { renameEntry, zip } from '../icons/helpers.ts';
 import { fixture, importFile } from './helpers.ts';
 
 const ta = await testApp(t, { env: { ICON_ZIP_MAX_ENTRIES: '20' } });

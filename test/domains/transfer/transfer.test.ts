@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { listMigrations } from '../../../lib/migrate.ts';
 import { createSpace, testApp } from '../../helpers/app.ts';
 import { owned } from '../../helpers/entities.ts';
-import { zip } from '../../icons/helpers.ts';
+import { zip } from '../icons/helpers.ts';
 import { exportOf, importFile } from './helpers.ts';
 
 const ta = await testApp(t);

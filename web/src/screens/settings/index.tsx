@@ -3,6 +3,7 @@
 // the microphone and transcribe), moving in from Homepage (its files' dry run, then the import), and Data: a space
 // exported as Markdown or everything as JSON, and files imported after a preview.
 import { Agents } from './agents.tsx';
+import { Alerts } from './alerts.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
@@ -22,6 +23,7 @@ export default function Settings() {
         <IconSets />
         <Voice />
         <Integrations />
+        <Alerts />
         <HomepageImport />
         <h2>Data</h2>
         <Transfer />
