@@ -18,6 +18,7 @@ import host from './domains/host/index.ts';
 import icons from './domains/icons/index.ts';
 import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
+import maintenance from './domains/maintenance/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
@@ -70,6 +71,7 @@ export const modules: readonly HubModule[] = [
   sessions,
   devices,
   health,
+  maintenance,
   metrics,
   dashboard,
   weather,

@@ -176,6 +176,8 @@ const catalogue = {
   SERVICE_NOT_FOUND: notFound('monitored service'),
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
+  MAINTENANCE_NOT_FOUND: notFound('maintenance window'),
+  INVALID_MAINTENANCE: entry(400, detail),
   // The launcher.
   APP_NOT_FOUND: notFound('app'),
   APP_OUT_OF_SCOPE: entry(

@@ -1,25 +1,19 @@
 // health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
-// passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts in the
-// background. discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// passed) with bounded concurrency, keeps each result, moves states, records events, then judges outages and raises
+// alerts in the background (outage.ts). discover.lan: the LAN sweep, its findings stored as disabled candidates.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
 // with an interval under a minute falls due again; results older than the retention setting are removed each run.
-import { type Alert, notify } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { maintenanceAt } from '../maintenance/windows.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
 import { sweep } from './discovery.ts';
+import { settleOutages } from './outage.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
-import { alertFor, nextStanding } from './state.ts';
-import {
-  type DueService,
-  nextDue,
-  pruneResults,
-  recordCheck,
-  servicesToCheck,
-  upsertCandidate,
-} from './store.ts';
+import { nextStanding } from './state.ts';
+import { nextDue, pruneResults, recordCheck, servicesToCheck, upsertCandidate } from './store.ts';
 
 interface Log {
   info(message: string): void;
@@ -27,39 +21,6 @@ interface Log {
 }
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
-
-function alertOf(service: DueService, kind: 'down' | 'up', message: string): Alert {
-  const where = service.url ?? `${service.host}:${service.port}`;
-  return kind === 'down'
-    ? {
-        event: 'service.down',
-        title: `${service.name} is down`,
-        message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
-        tags: ['red_circle', 'service-down'],
-        priority: 4,
-        data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'down',
-          reason: message,
-        },
-      }
-    : {
-        event: 'service.up',
-        title: `${service.name} is back up`,
-        message: `${service.name} (${service.category}) is up again: ${message}\n${where}`,
-        tags: ['green_circle', 'service-up'],
-        priority: 3,
-        data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'up',
-          reason: message,
-        },
-      };
-}
 
 export interface RoundSummary {
   checked: number;
@@ -78,19 +39,32 @@ export async function checkServices(
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
+  const maintenance = await maintenanceAt(deps.sql);
   await eachLimited(services, deps.config.health.checkConcurrency, async (service) => {
     const outcome = await runCheck(service);
     const recorded = await deps.sql.begin((tx) =>
-      recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
+      recordCheck(
+        tx,
+        service.id,
+        outcome,
+        (previous) => nextStanding(previous, outcome.ok, service.retries),
+        maintenance.get(service.id)?.id ?? null,
+      ),
     );
     if (!recorded) return; // Deleted meanwhile.
     summary.checked++;
     if (recorded.to === 'up') summary.up++;
     if (recorded.to === 'down') summary.down++;
     if (recorded.changed) summary.changed++;
-    const alert = alertFor(recorded.from, recorded.to);
-    if (alert) notify(deps.config.alerts, alertOf(service, alert, outcome.message), log);
   });
+  // Alerts are decided once the round is over, not as each check ends: checks run concurrently, so a host and the
+  // fifteen services on it fail in whatever order their time-outs fall, and judging each alone would alert the
+  // services that happened to finish before their host. After the round every state is in, and outage.ts judges
+  // them together, whatever the order. (A settle delay would also catch a host whose check comes in a later round,
+  // at the cost of every alert's latency; a host check with retries should share its services' interval instead.)
+  // The recurring run settles every minute even when nothing was due, so windows ending and outages of services
+  // checked elsewhere are judged too.
+  await settleOutages(deps, log);
   summary.ms = Math.round(performance.now() - started);
   return summary;
 }
