@@ -345,6 +345,8 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   CANDIDATE_NOT_FOUND: 'test/health/discovery.test.ts',
   INVALID_SERVICE_CHECK: 'test/health/registry.test.ts',
   SERVICE_TARGET_TAKEN: 'test/health/registry.test.ts',
+  MAINTENANCE_NOT_FOUND: 'test/domains/maintenance/windows.test.ts',
+  INVALID_MAINTENANCE: 'test/domains/maintenance/windows.test.ts',
   LAYOUT_INVALID: 'test/dashboard/layout.test.ts',
   LAYOUT_CHANGED: 'test/dashboard/layout.test.ts',
   WEATHER_PLACE_INVALID: 'test/dashboard/weather.test.ts',
