@@ -5,6 +5,7 @@
 import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import aiUsage from './domains/ai-usage/index.ts';
+import approvals from './domains/approvals/index.ts';
 import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
@@ -63,6 +64,7 @@ export const modules: readonly HubModule[] = [
   networkHosts,
   search,
   pendingChanges,
+  approvals,
   audit,
   mcp,
   speedtest,

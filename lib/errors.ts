@@ -162,6 +162,10 @@ const catalogue = {
   ICON_SET_FETCH_FAILED: entry(502, detail),
   // Browser sessions and the web app.
   OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
+  APPROVAL_TOKEN_INVALID: entry(
+    401,
+    () => 'that approval link is not valid: used, expired or unknown (decide in the web app instead)',
+  ),
   SESSION_NOT_FOUND: notFound('session'),
   WEB_APP_NOT_BUILT: entry(503, () => 'the web app is not built yet (npm run build:web)'),
   // Devices and services.

@@ -346,6 +346,7 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   INVALID_SERVICE_CHECK: 'test/health/registry.test.ts',
   SERVICE_TARGET_TAKEN: 'test/health/registry.test.ts',
   MAINTENANCE_NOT_FOUND: 'test/domains/maintenance/windows.test.ts',
+  APPROVAL_TOKEN_INVALID: 'test/domains/approvals-phone/phone.test.ts',
   INVALID_MAINTENANCE: 'test/domains/maintenance/windows.test.ts',
   LAYOUT_INVALID: 'test/dashboard/layout.test.ts',
   LAYOUT_CHANGED: 'test/dashboard/layout.test.ts',
