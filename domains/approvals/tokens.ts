@@ -64,7 +64,6 @@ export async function raiseApprovalWaiting(
     '',
   );
   const kind = waiting.target.pending_change_id ? 'pending change' : 'pending action';
-  const id = waiting.target.pending_change_id ?? waiting.target.pending_action_id;
   let links: Record<string, unknown> = {};
   if (base) {
     await pruneApprovalTokens(sql);
