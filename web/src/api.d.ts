@@ -4704,6 +4704,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/approvals/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending change or action from an approval.waiting alert
+         * @description The Approve and Reject buttons of an approval.waiting alert call this. The token works once and expires (approvals.token_hours, 24 by default); used, expired or unknown tokens are 401 APPROVAL_TOKEN_INVALID. The decision goes through the owner’s approve or reject and is audited as owner:phone. A change that cannot be applied answers as its approve does (409 ...).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            decision: "approve" | "reject";
+                            pending_change_id: string | null;
+                            pending_action_id: string | null;
+                            /** @description what the change or action is now: applied, approved, rejected */
+                            status: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                422: components["responses"]["UnprocessableEntity"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit": {
         parameters: {
             query?: never;
@@ -6693,6 +6749,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -6801,6 +6861,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -6898,6 +6962,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -7031,6 +7099,10 @@ export interface paths {
                                 from_state: "up" | "down" | "pending" | "unknown";
                                 to_state: "up" | "down" | "pending" | "unknown";
                                 message: string | null;
+                                /** @description the root service whose outage alert this change was folded into (no alert of its own) */
+                                suppressed_by: string | null;
+                                /** @description the maintenance window on when it happened (no alert) */
+                                maintenance_id: string | null;
                                 /** Format: date-time */
                                 at: string;
                             }[];
@@ -7302,6 +7374,230 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Maintenance windows, with the occurrence on now and the next one */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["MaintenanceWindow"][];
+                            total: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Add a maintenance window
+         * @description One-off: starts_at and ends_at. Recurring: starts_at (the first occurrence), an RFC 5545 rrule and duration_minutes. The services covered are service_ids and those running on resource_ids; during an occurrence their state changes are recorded but raise no alert, and their checks do not count against uptime. notify_start_end raises maintenance.started and maintenance.ended.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @description the start of the window, or of the first occurrence of a recurring one (its DTSTART)
+                         */
+                        starts_at: string;
+                        /** @description the end of a one-off window; null for a recurring one */
+                        ends_at?: string | null;
+                        /** @description an RFC 5545 recurrence rule (FREQ=WEEKLY;BYDAY=SU, with or without the RRULE: prefix) counted from starts_at in UTC; HOURLY or slower. Null for a one-off window */
+                        rrule?: string | null;
+                        /** @description how long each occurrence of a recurring window lasts */
+                        duration_minutes?: number | null;
+                        /** @description services covered */
+                        service_ids?: string[];
+                        /** @description resources covered: every service running on one (its resource_id) is covered too */
+                        resource_ids?: string[];
+                        /** @description raise maintenance.started and maintenance.ended alerts */
+                        notify_start_end?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/maintenance/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a maintenance window */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a maintenance window */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a maintenance window
+         * @description Turning a one-off window recurring sends rrule and duration_minutes with ends_at null.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        /**
+                         * Format: date-time
+                         * @description the start of the window, or of the first occurrence of a recurring one (its DTSTART)
+                         */
+                        starts_at?: string;
+                        /** @description the end of a one-off window; null for a recurring one */
+                        ends_at?: string | null;
+                        /** @description an RFC 5545 recurrence rule (FREQ=WEEKLY;BYDAY=SU, with or without the RRULE: prefix) counted from starts_at in UTC; HOURLY or slower. Null for a one-off window */
+                        rrule?: string | null;
+                        /** @description how long each occurrence of a recurring window lasts */
+                        duration_minutes?: number | null;
+                        /** @description services covered */
+                        service_ids?: string[];
+                        /** @description resources covered: every service running on one (its resource_id) is covered too */
+                        resource_ids?: string[];
+                        /** @description raise maintenance.started and maintenance.ended alerts */
+                        notify_start_end?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
         trace?: never;
     };
     "/api/metrics": {
@@ -10531,7 +10827,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -11021,6 +11317,8 @@ export interface components {
             icon_url: string | null;
             link: string | null;
             device_mac: string | null;
+            resource_id: string | null;
+            host_check: boolean;
             discovered: boolean;
             notes: string | null;
             /** @description http: scheme://host:port/path; tcp: tcp://host:port */
@@ -11033,6 +11331,49 @@ export interface components {
             message: string | null;
             /** @description share of checks that passed, in per cent; null without checks in the period */
             uptime_24h: number | null;
+            /** @description while down: the service whose outage alert covers this one (what it runs on, or depends on, is down) */
+            suppressed_by: string | null;
+            /** @description the maintenance window on now for this service, where one is */
+            maintenance: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MaintenanceWindow: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** Format: date-time */
+            starts_at: string;
+            ends_at: string | null;
+            rrule: string | null;
+            duration_minutes: number | null;
+            service_ids: string[];
+            resource_ids: string[];
+            notify_start_end: boolean;
+            /** @description whether the window (one of its occurrences) is on now */
+            active: boolean;
+            /** @description the occurrence on now */
+            current: {
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
+            /** @description the next occurrence to start, null when none is left */
+            next: {
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -11347,6 +11688,7 @@ export type SchemaSessionState = components['schemas']['SessionState'];
 export type SchemaBrowserSession = components['schemas']['BrowserSession'];
 export type SchemaDevice = components['schemas']['Device'];
 export type SchemaService = components['schemas']['Service'];
+export type SchemaMaintenanceWindow = components['schemas']['MaintenanceWindow'];
 export type SchemaDashboardLayout = components['schemas']['DashboardLayout'];
 export type SchemaBackupRun = components['schemas']['BackupRun'];
 export type SchemaMessage = components['schemas']['Message'];

@@ -5,6 +5,7 @@ import { Agents } from './agents.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
+import { Maintenance } from './maintenance.tsx';
 import { Theme } from './theme.tsx';
 import { Voice } from './voice.tsx';
 
@@ -20,6 +21,7 @@ export default function Settings() {
         <IconSets />
         <Voice />
         <Integrations />
+        <Maintenance />
         <HomepageImport />
       </div>
     </div>
