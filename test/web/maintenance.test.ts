@@ -7,6 +7,8 @@ import { startFlakyServer } from '../helpers/alert-receiver.ts';
 import { ownerToken } from '../helpers/app.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
+// A browser, a hub and two rounds of checks: more than the default two minutes on a loaded machine.
+t.setTimeout(300_000);
 const web = await startFlakyServer(t);
 const hub = await listeningHub(t);
 const { page, problems } = await openBrowser(t);
