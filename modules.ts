@@ -6,6 +6,7 @@ import actions from './domains/actions/index.ts';
 import agents from './domains/agents/index.ts';
 import aiUsage from './domains/ai-usage/index.ts';
 import alerts from './domains/alerts/index.ts';
+import approvals from './domains/approvals/index.ts';
 import apps from './domains/apps/index.ts';
 import assistant from './domains/assistant/index.ts';
 import audit from './domains/audit/index.ts';
@@ -20,6 +21,7 @@ import hubBackup from './domains/hub-backup/index.ts';
 import icons from './domains/icons/index.ts';
 import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
+import maintenance from './domains/maintenance/index.ts';
 import mcp from './domains/mcp/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
@@ -66,6 +68,7 @@ export const modules: readonly HubModule[] = [
   networkHosts,
   search,
   pendingChanges,
+  approvals,
   audit,
   mcp,
   speedtest,
@@ -74,6 +77,7 @@ export const modules: readonly HubModule[] = [
   sessions,
   devices,
   health,
+  maintenance,
   metrics,
   dashboard,
   weather,

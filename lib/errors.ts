@@ -164,6 +164,10 @@ const catalogue = {
   IMPORT_FORMAT_UNKNOWN: entry(415, detail),
   // Browser sessions and the web app.
   OWNER_TOKEN_INVALID: entry(401, () => 'that is not the owner token'),
+  APPROVAL_TOKEN_INVALID: entry(
+    401,
+    () => 'that approval link is not valid: used, expired or unknown (decide in the web app instead)',
+  ),
   SESSION_NOT_FOUND: notFound('session'),
   WEB_APP_NOT_BUILT: entry(503, () => 'the web app is not built yet (npm run build:web)'),
   // Devices and services.
@@ -178,6 +182,8 @@ const catalogue = {
   SERVICE_NOT_FOUND: notFound('monitored service'),
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
+  MAINTENANCE_NOT_FOUND: notFound('maintenance window'),
+  INVALID_MAINTENANCE: entry(400, detail),
   // The launcher.
   APP_NOT_FOUND: notFound('app'),
   APP_ICON_NOT_FOUND: entry(

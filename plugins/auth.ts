@@ -37,6 +37,8 @@ export const publicRoutes: readonly string[] = [
   'GET /api/docs/static/swagger-initializer.js',
   'GET /api/theme',
   'POST /api/ingest/:service',
+  // The single-use token in the path is the credential (approve from the phone).
+  'POST /api/approvals/:token',
   'GET /api/icons',
   'GET /api/icons/:slug.png',
   'GET /api/icons/:slug.svg',
@@ -175,7 +177,7 @@ export interface FailureCounter {
 export const sessionCookie = 'hub_session';
 
 export type Principal =
-  | { kind: 'owner'; via: 'token' | 'access'; email?: string }
+  | { kind: 'owner'; via: 'token' | 'access' | 'phone'; email?: string }
   | { kind: 'owner'; via: 'session'; sessionId: string; expiresAt: Date }
   | {
       kind: 'agent';

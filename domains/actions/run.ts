@@ -1,11 +1,14 @@
 // Running a task of the catalogue by name: the owner's run is enqueued at once; an agent's run is a proposal the
 // owner approves (enqueued exactly once, under one atomic claim) or rejects, both audited.
 
+import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
+import type { DeliveryLog } from '../../lib/notify.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import type { RunnableAction } from '../../worker/contract.ts';
 import { enqueue, payloadProblem } from '../../worker/enqueue.ts';
+import { raiseApprovalWaiting } from '../approvals/tokens.ts';
 import { actorOf, insertAuditEntry } from '../audit/trail.ts';
 import type { PendingAction, RunAction } from './schema.ts';
 import {
@@ -49,14 +52,30 @@ export async function runAction(
   actions: readonly RunnableAction[],
   principal: Principal,
   body: RunAction,
+  /** Where approval.waiting goes when an agent's run becomes a pending action. */
+  alerts?: { config: Pick<Config, 'alerts' | 'assistant'>; log: DeliveryLog },
 ): Promise<ActionOutcome> {
   const { action, payload } = actionPayload(actions, body);
   const task = action.task.name;
   if (principal.kind === 'agent') {
-    return {
-      started: false,
-      action: await insertPendingAction(sql, { action: task, params: payload, agent_id: principal.agentId }),
-    };
+    const pending = await insertPendingAction(sql, {
+      action: task,
+      params: payload,
+      agent_id: principal.agentId,
+    });
+    if (alerts) {
+      await raiseApprovalWaiting(
+        sql,
+        alerts.config,
+        {
+          target: { pending_action_id: pending.id },
+          summary: `agent ${principal.agentId} asks to run ${task}`,
+          agent_id: principal.agentId,
+        },
+        alerts.log,
+      );
+    }
+    return { started: false, action: pending };
   }
   const job = await enqueue(sql, action.task, payload);
   return { started: true, job_id: job.id, task };

@@ -23,7 +23,13 @@ export const actionTools: Tool[] = [
       if (ctx.principal.kind === 'agent' && ctx.principal.tier === 'read') {
         throw hubError('TIER_CANNOT_WRITE', ctx.principal.tier);
       }
-      const outcome = await runAction(ctx.sql, ctx.actions, ctx.principal, args);
+      const outcome = await runAction(
+        ctx.sql,
+        ctx.actions,
+        ctx.principal,
+        args,
+        ctx.env.config ? { config: ctx.env.config, log: { warn: () => undefined } } : undefined,
+      );
       return outcome.started
         ? { job_id: outcome.job_id, status: 'queued' }
         : { action_id: outcome.action.id, status: 'pending' };

@@ -29,6 +29,7 @@ const columns = [
 /** Who acted, as the audit log names them. */
 export function actorOf(principal: Principal): string {
   if (principal.kind === 'agent') return principal.agentId;
+  if (principal.via === 'phone') return 'owner:phone';
   return principal.via === 'access' && principal.email ? `owner:access:${principal.email}` : 'owner';
 }
 

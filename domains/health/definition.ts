@@ -29,6 +29,10 @@ export interface Definition {
   link: string | null;
   device_mac: string | null;
   notes: string | null;
+  /** What it runs on (outage folding, maintenance by resource). */
+  resource_id: string | null;
+  /** Its state is that of what it runs on (its resource, else its device): while it is down, so is all on it. */
+  host_check: boolean;
   target: string;
 }
 
@@ -57,6 +61,8 @@ export const defaults = {
   link: null,
   device_mac: null,
   notes: null,
+  resource_id: null,
+  host_check: false,
   url: null,
   host: null,
   port: null,
@@ -177,6 +183,9 @@ export function checkDefinition(
     const mac = normaliseMac(merged.device_mac);
     if (!mac) throw hubError('INVALID_MAC', 'device_mac', merged.device_mac);
     merged.device_mac = mac;
+  }
+  if (merged.host_check && !merged.resource_id && !merged.device_mac) {
+    invalid('host_check needs the resource_id or device_mac it is the check of');
   }
   return { definition: { ...merged, target }, credentials };
 }

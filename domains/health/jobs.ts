@@ -1,19 +1,19 @@
 // health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
-// passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts (sent by
-// their own jobs). discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// passed) with bounded concurrency, keeps each result, moves states, records events, then judges outages and raises
+// alerts (outage.ts; sent by their own jobs). discover.lan: the LAN sweep, its findings stored as disabled candidates.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
 // with an interval under a minute falls due again; results older than the retention setting are removed each run.
-
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
-import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
+import { maintenanceAt } from '../maintenance/windows.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
 import { sealStoredPasswords, withCredentials } from './credentials.ts';
 import { sweep } from './discovery.ts';
+import { settleOutages } from './outage.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
-import { alertFor, nextStanding } from './state.ts';
+import { nextStanding } from './state.ts';
 import {
   type DueRow,
   nextDue,
@@ -29,53 +29,6 @@ interface Log {
 }
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
-
-/** "3 h 12 min", "4 min", "40 s": how long an outage lasted. */
-export function duration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
-}
-
-function alertOf(service: DueRow, kind: 'down' | 'up', message: string, downSince: Date | null): RaisedAlert {
-  const where = service.url ?? `${service.host}:${service.port}`;
-  const about = {
-    service_id: service.id,
-    service: service.name,
-    category: service.category,
-    reason: message,
-  };
-  if (kind === 'down') {
-    return {
-      event: 'service.down',
-      title: `${service.name} is down`,
-      message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
-      tags: ['red_circle', 'service-down'],
-      priority: 4,
-      link: '/services',
-      subject: `service:${service.id}`,
-      data: { ...about, state: 'down' },
-    };
-  }
-  const outageMs = downSince ? Date.now() - downSince.getTime() : null;
-  return {
-    event: 'service.up',
-    title: `${service.name} is back up`,
-    message:
-      `${service.name} (${service.category}) is up again` +
-      `${outageMs === null ? '' : ` after ${duration(outageMs)} down`}: ${message}\n${where}`,
-    tags: ['green_circle', 'service-up'],
-    priority: 3,
-    link: '/services',
-    subject: `service:${service.id}`,
-    resolves: true,
-    data: { ...about, state: 'up', outage_seconds: outageMs === null ? null : Math.round(outageMs / 1000) },
-  };
-}
 
 export interface RoundSummary {
   checked: number;
@@ -94,6 +47,7 @@ export async function checkServices(deps: JobDeps, payload: HealthCheckPayload):
     await sealStoredPasswords(deps.sql, deps.config.server);
   }
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
+  const maintenance = await maintenanceAt(deps.sql);
   await eachLimited(services, deps.config.health.checkConcurrency, async (row) => {
     const opened = await withCredentials(deps.config.server, row);
     const service: DueRow = 'unreadable' in opened ? opened.service : row;
@@ -101,21 +55,29 @@ export async function checkServices(deps: JobDeps, payload: HealthCheckPayload):
       'unreadable' in opened
         ? { ok: false, latency_ms: null, message: opened.unreadable }
         : await runCheck(opened);
-    // The result and its alert commit together: no alert for a check that was not kept, none lost for one that was.
-    const recorded = await deps.sql.begin(async (tx) => {
-      const kept = await recordCheck(tx, service.id, outcome, (previous) =>
-        nextStanding(previous, outcome.ok, service.retries),
-      );
-      const alert = kept && alertFor(kept.from, kept.to);
-      if (alert) await raiseAlert(tx, deps, alertOf(service, alert, outcome.message, kept.fromSince));
-      return kept;
-    });
+    const recorded = await deps.sql.begin((tx) =>
+      recordCheck(
+        tx,
+        service.id,
+        outcome,
+        (previous) => nextStanding(previous, outcome.ok, service.retries),
+        maintenance.get(service.id)?.id ?? null,
+      ),
+    );
     if (!recorded) return; // Deleted meanwhile.
     summary.checked++;
     if (recorded.to === 'up') summary.up++;
     if (recorded.to === 'down') summary.down++;
     if (recorded.changed) summary.changed++;
   });
+  // Alerts are decided once the round is over, not as each check ends: checks run concurrently, so a host and the
+  // fifteen services on it fail in whatever order their time-outs fall, and judging each alone would alert the
+  // services that happened to finish before their host. After the round every state is in, and outage.ts judges
+  // them together, whatever the order. (A settle delay would also catch a host whose check comes in a later round,
+  // at the cost of every alert's latency; a host check with retries should share its services' interval instead.)
+  // The recurring run settles every minute even when nothing was due, so windows ending and outages of services
+  // checked elsewhere are judged too.
+  await settleOutages(deps);
   summary.ms = Math.round(performance.now() - started);
   return summary;
 }

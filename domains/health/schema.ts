@@ -45,6 +45,8 @@ export const Service = Type.Object(
     icon_url: NullableString,
     link: NullableString,
     device_mac: NullableString,
+    resource_id: Type.Union([Uuid, Type.Null()]),
+    host_check: Type.Boolean(),
     discovered: Type.Boolean(),
     notes: NullableString,
     target: Type.String({ description: 'http: scheme://host:port/path; tcp: tcp://host:port' }),
@@ -54,6 +56,14 @@ export const Service = Type.Object(
     since: Type.Union([Timestamp, Type.Null()], { description: 'when the state last changed' }),
     message: NullableString,
     uptime_24h: Percent,
+    suppressed_by: Type.Union([Uuid, Type.Null()], {
+      description:
+        'while down: the service whose outage alert covers this one (what it runs on, or depends on, is down)',
+    }),
+    maintenance: Type.Union(
+      [Type.Object({ id: Uuid, title: Type.String(), ends_at: Timestamp }), Type.Null()],
+      { description: 'the maintenance window on now for this service, where one is' },
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -103,6 +113,15 @@ export const serviceFields = {
   link: Nullable(text(2000)),
   device_mac: Nullable(text(40)),
   notes: Nullable(text(10_000)),
+  resource_id: Type.Union([Uuid, Type.Null()], {
+    description:
+      'the resource it runs on: its outages fold into those of the resource and of what the resource depends on',
+  }),
+  host_check: Type.Boolean({
+    description:
+      'this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is ' +
+      'down, and the alerts of the services on it are folded into one',
+  }),
 };
 
 export const CreateService = Type.Object(
@@ -128,6 +147,8 @@ export const CreateService = Type.Object(
     link: Type.Optional(serviceFields.link),
     device_mac: Type.Optional(serviceFields.device_mac),
     notes: Type.Optional(serviceFields.notes),
+    resource_id: Type.Optional(serviceFields.resource_id),
+    host_check: Type.Optional(serviceFields.host_check),
   },
   { additionalProperties: false },
 );
@@ -181,6 +202,12 @@ export const HealthEvent = Type.Object({
   from_state: State,
   to_state: State,
   message: NullableString,
+  suppressed_by: Type.Union([Uuid, Type.Null()], {
+    description: 'the root service whose outage alert this change was folded into (no alert of its own)',
+  }),
+  maintenance_id: Type.Union([Uuid, Type.Null()], {
+    description: 'the maintenance window on when it happened (no alert)',
+  }),
   at: Timestamp,
 });
 export const EventList = Paginated(HealthEvent);

@@ -3,14 +3,32 @@
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { iconUrl } from '../icons/icon-ref.ts';
+import { maintenanceAt, type ServiceMaintenance } from '../maintenance/windows.ts';
 import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
 import type { CredentialsChange, Definition } from './definition.ts';
 import type { Service } from './schema.ts';
-import { type CandidateRow, findService, listServices, type ServiceRow, serviceWithTarget } from './store.ts';
+import {
+  type CandidateRow,
+  findService,
+  listServices,
+  resourceExists,
+  type ServiceRow,
+  serviceWithTarget,
+} from './store.ts';
 
-export function present(row: ServiceRow): Service {
-  const { failures: _failures, basic_auth_set, ...service } = row;
-  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon) };
+/** A service as the API shows it, with the maintenance window on for it now (`maintenanceAt`), where one is. */
+export function present(
+  row: ServiceRow,
+  maintenance: ReadonlyMap<string, ServiceMaintenance> = new Map(),
+): Service {
+  const { failures: _failures, down_alert, basic_auth_set, ...service } = row;
+  return {
+    ...service,
+    basic_auth: { set: basic_auth_set },
+    icon_url: iconUrl(row.icon),
+    suppressed_by: row.state === 'down' && down_alert !== null && down_alert !== row.id ? down_alert : null,
+    maintenance: maintenance.get(row.id) ?? null,
+  };
 }
 
 export function presentCandidate(row: CandidateRow) {
@@ -28,6 +46,7 @@ export async function serviceGroups(sql: Db, filter: { category?: string; includ
     category: filter.category,
     includeDisabled: filter.include_disabled ?? true,
   });
+  const maintenance = await maintenanceAt(sql);
   const groups = new Map<string, { category: string; healthy: number; total: number; services: Service[] }>();
   for (const row of rows) {
     let group = groups.get(row.category);
@@ -35,7 +54,7 @@ export async function serviceGroups(sql: Db, filter: { category?: string; includ
       group = { category: row.category, healthy: 0, total: 0, services: [] };
       groups.set(row.category, group);
     }
-    group.services.push(present(row));
+    group.services.push(present(row, maintenance));
     if (row.enabled) {
       group.total++;
       if (row.state === 'up') group.healthy++;
@@ -47,7 +66,7 @@ export async function serviceGroups(sql: Db, filter: { category?: string; includ
 export async function found(sql: Db, id: string): Promise<Service> {
   const row = await findService(sql, id);
   if (!row) throw hubError('SERVICE_NOT_FOUND', id);
-  return present(row);
+  return present(row, await maintenanceAt(sql));
 }
 
 /** Writes a definition under its target: 409 when another service already checks it. */
@@ -57,6 +76,9 @@ export async function save(
   id: string | null,
   { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
 ): Promise<string> {
+  if (definition.resource_id && !(await resourceExists(sql, definition.resource_id))) {
+    throw hubError('RESOURCE_NOT_FOUND', definition.resource_id);
+  }
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   if (id) {
@@ -78,6 +100,7 @@ export function definitionFields(row: ServiceRow) {
     since: _since,
     message: _m,
     failures: _f,
+    down_alert: _da,
     basic_auth_set: _b,
     uptime_24h: _u,
     created_at: _ca,

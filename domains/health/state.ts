@@ -14,10 +14,3 @@ export function nextStanding(previous: Standing, ok: boolean, retries: number): 
   const state = previous.state === 'up' || previous.state === 'down' ? previous.state : 'pending';
   return { state, failures };
 }
-
-/** The alert a change calls for: down, or back up after being down; none for a first pass. */
-export function alertFor(from: ServiceState, to: ServiceState): 'down' | 'up' | null {
-  if (to === 'down' && from !== 'down') return 'down';
-  if (to === 'up' && from === 'down') return 'up';
-  return null;
-}

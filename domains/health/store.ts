@@ -15,6 +15,8 @@ export interface ServiceRow extends Definition {
   message: string | null;
   failures: number;
   uptime_24h: number | null;
+  /** The service whose alert announced this one's current downtime (itself, or the root it was folded into). */
+  down_alert: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,6 +44,8 @@ const definitionColumns = [
   'link',
   'device_mac',
   'notes',
+  'resource_id',
+  'host_check',
   'target',
 ] as const;
 
@@ -55,6 +59,7 @@ const columns = [
   'since',
   'message',
   'failures',
+  'down_alert',
   'created_at',
   'updated_at',
 ];
@@ -87,10 +92,11 @@ function credentialColumns(credentials: StoredCredentials | null): CredentialCol
 
 const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set`;
 
-// The share of passing checks in per cent over the last `period`, null without checks.
+// The share of passing checks in per cent over the last `period`, null without checks. Checks made during
+// maintenance do not count.
 const uptime = (sql: Db, period: string) => sql`(
   select round(100.0 * avg(ok::int), 2)::float8 from health_results r
-  where r.service_id = s.id and r.checked_at > now() - ${period}::interval)`;
+  where r.service_id = s.id and r.checked_at > now() - ${period}::interval and not r.maintenance)`;
 
 function selectServices(sql: Db) {
   return sql`select ${sql(columns.map((column) => `s.${column}`))}, ${credentialsSet(sql)},
@@ -230,6 +236,7 @@ export async function recordCheck(
   id: string,
   outcome: CheckOutcome,
   next: (previous: { state: ServiceState; failures: number }) => { state: ServiceState; failures: number },
+  maintenanceId: string | null = null,
 ): Promise<(Recorded & { name: string }) | undefined> {
   const [current] = await sql<
     { state: ServiceState; failures: number; name: string; since: Date | null }[]
@@ -238,8 +245,9 @@ export async function recordCheck(
   const standing = next(current);
   const changed = standing.state !== current.state;
   await sql`
-    insert into health_results (service_id, ok, state, latency_ms, message)
-    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message})`;
+    insert into health_results (service_id, ok, state, latency_ms, message, maintenance)
+    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message},
+      ${maintenanceId !== null})`;
   await sql`
     update monitored_services set state = ${standing.state}, failures = ${standing.failures},
       latency_ms = ${outcome.latency_ms}, message = ${outcome.message}, checked_at = now(),
@@ -247,8 +255,8 @@ export async function recordCheck(
     where id = ${id}`;
   if (changed) {
     await sql`
-      insert into health_events (service_id, service_name, from_state, to_state, message)
-      values (${id}, ${current.name}, ${current.state}, ${standing.state}, ${outcome.message})`;
+      insert into health_events (service_id, service_name, from_state, to_state, message, maintenance_id)
+      values (${id}, ${current.name}, ${current.state}, ${standing.state}, ${outcome.message}, ${maintenanceId})`;
   }
   return { from: current.state, to: standing.state, changed, name: current.name, fromSince: current.since };
 }
@@ -282,7 +290,7 @@ export async function checkHistory(
       round(100.0 * avg(ok::int) filter (where checked_at > now() - interval '24 hours'), 2)::float8 as d1,
       round(100.0 * avg(ok::int) filter (where checked_at > now() - interval '7 days'), 2)::float8 as d7,
       round(100.0 * avg(ok::int), 2)::float8 as d30
-    from health_results where service_id = ${id} and checked_at > now() - interval '30 days'`;
+    from health_results where service_id = ${id} and checked_at > now() - interval '30 days' and not maintenance`;
   return { checks, uptime: { '24h': row.d1, '7d': row.d7, '30d': row.d30 } };
 }
 
@@ -296,10 +304,13 @@ export async function listEvents(sql: Db, filter: { serviceId?: string; limit: n
       from_state: ServiceState;
       to_state: ServiceState;
       message: string | null;
+      suppressed_by: string | null;
+      maintenance_id: string | null;
       at: Date;
     }[]
   >`
-    select id, service_id, service_name, from_state, to_state, message, at from health_events ${where}
+    select id, service_id, service_name, from_state, to_state, message, suppressed_by, maintenance_id, at
+    from health_events ${where}
     order by at desc, id limit ${filter.limit} offset ${filter.offset}`;
   const [{ total }] = await sql<
     { total: number }[]
@@ -361,4 +372,75 @@ export async function dismissCandidate(sql: Db, id: string): Promise<boolean> {
   if (!row) return false;
   await sql`insert into health_dismissed (target) values (${row.target}) on conflict (target) do nothing`;
   return true;
+}
+
+export async function resourceExists(sql: Db, id: string): Promise<boolean> {
+  const [row] = await sql`select 1 from resources where id = ${id}`;
+  return row !== undefined;
+}
+
+/** A service as outage folding judges it. */
+export interface OutageService {
+  id: string;
+  name: string;
+  category: string;
+  state: ServiceState;
+  enabled: boolean;
+  resource_id: string | null;
+  device_mac: string | null;
+  host_check: boolean;
+  down_alert: string | null;
+  since: Date | null;
+  message: string | null;
+  where: string;
+}
+
+/** Every curated service, for judging outages together. */
+export async function outageServices(sql: Db): Promise<OutageService[]> {
+  return sql<OutageService[]>`
+    select id, name, category, state, enabled, resource_id, device_mac, host_check, down_alert, since, message,
+      coalesce(url, host || ':' || port) as where
+    from monitored_services where not discovered
+    order by lower(name), id`;
+}
+
+/** The resource graph: each resource with those it depends on. */
+export async function resourceDependencies(sql: Db): Promise<Map<string, string[]>> {
+  const rows = await sql<{ resource_id: string; depends_on: string[] }[]>`
+    select resource_id, array_agg(depends_on_id order by depends_on_id) as depends_on
+    from resource_dependencies group by resource_id`;
+  return new Map(rows.map((row) => [row.resource_id, row.depends_on]));
+}
+
+/** Serialises outage judgements (two check runs ending together would otherwise both alert). */
+export async function lockOutages(sql: Db): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('health.outages'))`;
+}
+
+export async function setDownAlert(sql: Db, ids: string[], alertedBy: string | null): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update monitored_services set down_alert = ${alertedBy} where id = any(${ids}::uuid[])`;
+}
+
+/** Marks the latest change of each service to `toState` as folded into `rootId`'s alert. */
+export async function suppressLatestEvents(
+  sql: Db,
+  ids: string[],
+  toState: ServiceState,
+  rootId: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`
+    update health_events e set suppressed_by = ${rootId}
+    where e.id in (
+      select distinct on (service_id) id from health_events
+      where service_id = any(${ids}::uuid[]) and to_state = ${toState}
+      order by service_id, at desc, id)`;
+}
+
+/** When the service last went down, for the length of an outage. */
+export async function downSince(sql: Db, id: string): Promise<Date | null> {
+  const [row] = await sql<{ at: Date }[]>`
+    select at from health_events where service_id = ${id} and to_state = 'down' order by at desc limit 1`;
+  return row?.at ?? null;
 }

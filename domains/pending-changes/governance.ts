@@ -10,6 +10,7 @@ import { type ErrorCode, HubError, hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { describeError } from '../../plugins/errors.ts';
+import { raiseApprovalWaiting } from '../approvals/tokens.ts';
 import { actorOf, insertAuditEntry } from '../audit/trail.ts';
 import {
   applyEntityWriteIn,
@@ -113,7 +114,7 @@ export async function proposeChange(
   const payload = payloadOf(write);
   const file = write.file;
   const dataDir = file ? dataDirOf(env.config) : null;
-  return sql.begin(async (tx) => {
+  const change = (await sql.begin(async (tx) => {
     await lockProposalsOf(tx, principal.agentId);
     await assertProposalRoom(tx, principal, proposalBytes(payload, write));
     const preview = await rehearse(tx, write, principal, env);
@@ -141,8 +142,25 @@ export async function proposeChange(
     });
     if (file && dataDir) await keepPendingFile(dataDir, id, file);
     return change;
-  }) as Promise<PendingChangeRow>;
+  })) as PendingChangeRow;
+  if (env.config) {
+    const what = `${change.action} ${change.entity_type}${change.entity_id ? ` ${change.entity_id}` : ''}`;
+    await raiseApprovalWaiting(
+      sql,
+      env.config,
+      {
+        target: { pending_change_id: change.id },
+        summary: `agent ${change.agent_id} proposes to ${what}`,
+        agent_id: change.agent_id,
+      },
+      quietLog,
+    );
+  }
+  return change;
 }
+
+// Delivery failures of approval.waiting are retried and then dropped: the change waits in the web app regardless.
+const quietLog = { warn: () => undefined };
 
 function dataDirOf(config: Config | undefined): string {
   // Every path that carries a file passes the configuration; a caller that forgot it is a bug.

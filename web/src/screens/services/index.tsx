@@ -36,6 +36,7 @@ export default function Services() {
   );
   const found = useData(() => ok(api.GET('/api/health/discovered')), [], { every: 15000 });
   const groups = health.data?.groups ?? [];
+  const names = new Map(groups.flatMap((group) => group.services).map((s) => [s.id, s.name]));
   const candidates = found.data?.items ?? [];
   const load = () => Promise.all([health.reload(), found.reload()]);
   async function save(event: Event) {
@@ -110,6 +111,19 @@ export default function Services() {
                   </div>
                   <div class="service-figures">
                     <span class={`badge ${stateBadge[service.state] ?? ''}`}>{service.state}</span>
+                    {service.maintenance && (
+                      <span
+                        class="badge info"
+                        title={`until ${new Date(service.maintenance.ends_at).toLocaleString()}`}
+                      >
+                        In maintenance: {service.maintenance.title}
+                      </span>
+                    )}
+                    {service.suppressed_by && (
+                      <span class="badge" title="its alert is folded into the outage of what it runs on">
+                        Suppressed by {names.get(service.suppressed_by) ?? 'its host'}
+                      </span>
+                    )}
                     <span class="muted small">
                       {service.uptime_24h === null ? '—' : `${service.uptime_24h.toFixed(1)}%`} ·{' '}
                       {service.latency_ms ?? '—'} ms · {ago(service.checked_at)}

@@ -7,6 +7,7 @@ import { Alerts } from './alerts.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
+import { Maintenance } from './maintenance.tsx';
 import { Theme } from './theme.tsx';
 import { Transfer } from './transfer.tsx';
 import { Voice } from './voice.tsx';
@@ -24,6 +25,7 @@ export default function Settings() {
         <Voice />
         <Integrations />
         <Alerts />
+        <Maintenance />
         <HomepageImport />
         <h2>Data</h2>
         <Transfer />
