@@ -176,6 +176,12 @@ const catalogue = {
   SERVICE_NOT_FOUND: notFound('monitored service'),
   CANDIDATE_NOT_FOUND: notFound('discovered candidate'),
   INVALID_SERVICE_CHECK: entry(400, detail),
+  SERVICE_NOT_PUSH: entry(409, (id: string) => `monitored service ${id} is not a push service`),
+  PUSH_TOKEN_UNKNOWN: entry(404, (text = 'no enabled push service has this token') => text),
+  // Status pages and badges.
+  STATUS_PAGE_NOT_FOUND: notFound('status page'),
+  STATUS_PAGE_SLUG_TAKEN: entry(409, (slug: string) => `a status page with slug "${slug}" exists`),
+  BADGE_NOT_FOUND: entry(404, () => 'no badge: the service is on no public status page'),
   // The launcher.
   APP_NOT_FOUND: notFound('app'),
   APP_OUT_OF_SCOPE: entry(

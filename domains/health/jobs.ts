@@ -9,6 +9,7 @@ import { enqueue } from '../../worker/enqueue.ts';
 import { readSetting } from '../settings/registry.ts';
 import { eachLimited, runCheck } from './checks.ts';
 import { sweep } from './discovery.ts';
+import { checkHeartbeats } from './push.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
 import { alertFor, nextStanding } from './state.ts';
@@ -91,6 +92,8 @@ export async function checkServices(
     const alert = alertFor(recorded.from, recorded.to);
     if (alert) notify(deps.config.alerts, alertOf(service, alert, outcome.message), log);
   });
+  // Push services are judged by what they sent (no network I/O): a missed heartbeat or an unfinished start is down.
+  await checkHeartbeats(deps, payload.ids, log);
   summary.ms = Math.round(performance.now() - started);
   return summary;
 }

@@ -4,6 +4,7 @@ import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { iconUrl } from '../icons/icon-ref.ts';
 import type { CredentialsChange, Definition } from './definition.ts';
+import { keepPushToken } from './push.ts';
 import type { Service } from './schema.ts';
 import {
   type CandidateRow,
@@ -17,7 +18,7 @@ import {
 
 export function present(row: ServiceRow): Service {
   const { failures: _failures, basic_auth_set, ...service } = row;
-  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon) };
+  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon), push_token: null };
 }
 
 export function presentCandidate(row: CandidateRow) {
@@ -57,21 +58,25 @@ export async function found(sql: Db, id: string): Promise<Service> {
   return present(row);
 }
 
-/** Writes a definition under its target: 409 when another service already checks it. */
+/**
+ * Writes a definition under its target: 409 when another service already checks it. A service that becomes a push
+ * service gets its heartbeat token, returned this once (`push_token`); one that stops being one loses it.
+ */
 export async function save(
   sql: Db,
   id: string | null,
   { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
-): Promise<string> {
+): Promise<{ id: string; push_token: string | null }> {
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  if (id) {
-    await replaceService(sql, id, definition, credentials);
-    return id;
+  let saved = id;
+  if (saved) {
+    await replaceService(sql, saved, definition, credentials);
+  } else {
+    saved = (await insertService(sql, definition, credentials ?? null)) ?? null;
+    if (!saved) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   }
-  const created = await insertService(sql, definition, credentials ?? null);
-  if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  return created;
+  return { id: saved, push_token: await keepPushToken(sql, saved, definition.kind) };
 }
 
 export function definitionFields(row: ServiceRow) {
@@ -83,6 +88,8 @@ export function definitionFields(row: ServiceRow) {
     checked_at: _c,
     since: _since,
     message: _m,
+    last_push_at: _lp,
+    push_started_at: _ps,
     failures: _f,
     basic_auth_set: _b,
     uptime_24h: _u,
