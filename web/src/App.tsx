@@ -204,7 +204,16 @@ function Toasts() {
   );
 }
 
+// The public status pages (/status/:slug) are for anyone: drawn without the session, the shell or sign-in.
+const StatusPage = lazy(() => import('./screens/status/index.tsx'));
+const publicPaths = /^\/status\/[^/]+\/?$/;
+
 export function App() {
+  if (publicPaths.test(location.pathname)) return <StatusPage />;
+  return <OwnerApp />;
+}
+
+function OwnerApp() {
   useEffect(() => {
     ok(api.GET('/api/session')).then((state) => {
       session.value = state;

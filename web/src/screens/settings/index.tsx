@@ -1,10 +1,12 @@
 // Settings: one section per file, shown in this order. The theme (12 colours, previewed live, saved or reset),
 // agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
-// the microphone and transcribe), and moving in from Homepage (its files' dry run, then the import).
+// the microphone and transcribe), public status pages, and moving in from Homepage (its files' dry run, then the
+// import).
 import { Agents } from './agents.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
+import { StatusPages } from './status-pages.tsx';
 import { Theme } from './theme.tsx';
 import { Voice } from './voice.tsx';
 
@@ -20,6 +22,7 @@ export default function Settings() {
         <IconSets />
         <Voice />
         <Integrations />
+        <StatusPages />
         <HomepageImport />
       </div>
     </div>
