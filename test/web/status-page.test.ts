@@ -28,7 +28,10 @@ const hidden = await create('/api/health/services', {
   host: '127.0.0.3',
   port: 8443,
 });
-await hub.anon({ method: 'GET', url: `/api/push/${backup.push_token}?status=down&msg=secret-backup-message` });
+await hub.anon({
+  method: 'GET',
+  url: `/api/push/${backup.push_token}?status=down&msg=secret-backup-message`,
+});
 await hub.sql`update monitored_services set state = 'up' where id = ${nas.id}`;
 await hub.sql`
   insert into health_results (service_id, checked_at, ok, state)
@@ -72,7 +75,11 @@ t.test('the public page opens without signing in and shows only what is listed',
   t.same(names, ['NAS', 'Backup']);
   t.same(await page.locator('.status-state').allTextContents(), ['Operational', 'Down']);
   t.equal(await page.locator('.status-services li').first().locator('.status-day').count(), 90);
-  t.equal(await page.locator('.status-services li').first().locator('.status-day.bad').count(), 1, 'the bad day');
+  t.equal(
+    await page.locator('.status-services li').first().locator('.status-day.bad').count(),
+    1,
+    'the bad day',
+  );
   t.equal(await page.locator('.status-services li').first().locator('.status-day.good').count(), 1, 'today');
   await screenshot(page, 'status-page');
   await checkAccessible(t, page, 'status page');
@@ -95,7 +102,9 @@ t.test('the public page opens without signing in and shows only what is listed',
 });
 
 t.test('a page not public is not found for anyone but the owner', async (t) => {
-  const { page, problems } = await openBrowser(t, { expected: [/HTTP 404: GET .*\/api\/status\/draft/] });
+  const { page, problems } = await openBrowser(t, {
+    expected: [/HTTP 404: GET .*\/api\/status\/draft/, /console: Failed to load resource: .* 404/],
+  });
   await page.goto(`${hub.origin}/status/draft`);
   await page.getByRole('heading', { level: 1, name: 'No such status page' }).waitFor();
   t.equal(await page.getByText('NAS').count(), 0);

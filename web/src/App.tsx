@@ -209,7 +209,14 @@ const StatusPage = lazy(() => import('./screens/status/index.tsx'));
 const publicPaths = /^\/status\/[^/]+\/?$/;
 
 export function App() {
-  if (publicPaths.test(location.pathname)) return <StatusPage />;
+  if (publicPaths.test(location.pathname)) {
+    return (
+      // Holds the page while its lazily loaded code arrives.
+      <ErrorBoundary>
+        <StatusPage />
+      </ErrorBoundary>
+    );
+  }
   return <OwnerApp />;
 }
 

@@ -29,6 +29,10 @@ export function StatusPages() {
     await pages.reload();
   }
   async function change(page: Page, body: { public?: boolean; services?: string[] }) {
+    // Shown at once, so a box ticked meanwhile is not unticked by a redraw of the previous answer.
+    const list = pages.data;
+    if (list)
+      pages.set({ ...list, items: list.items.map((p) => (p.id === page.id ? { ...p, ...body } : p)) });
     await ok(api.PATCH('/api/status-pages/{slug}', { params: { path: { slug: page.slug } }, body })).catch(
       failed,
     );
