@@ -85,7 +85,7 @@ t.test('the public page opens without signing in and shows only what is listed',
   await checkAccessible(t, page, 'status page');
 
   await page.setViewportSize({ width: 390, height: 844 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
   t.notOk(overflow, 'nothing wider than a phone');
   await screenshot(page, 'status-page-phone');
   await checkAccessible(t, page, 'status page on a phone');
