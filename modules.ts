@@ -39,6 +39,7 @@ import shlink from './domains/shlink/index.ts';
 import sourceDocs from './domains/source-docs/index.ts';
 import spaces from './domains/spaces/index.ts';
 import speedtest from './domains/speedtest/index.ts';
+import statusPages from './domains/status-pages/index.ts';
 import system from './domains/system/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
@@ -78,6 +79,7 @@ export const modules: readonly HubModule[] = [
   devices,
   health,
   maintenance,
+  statusPages,
   metrics,
   dashboard,
   weather,

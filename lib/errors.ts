@@ -184,6 +184,12 @@ const catalogue = {
   INVALID_SERVICE_CHECK: entry(400, detail),
   MAINTENANCE_NOT_FOUND: notFound('maintenance window'),
   INVALID_MAINTENANCE: entry(400, detail),
+  SERVICE_NOT_PUSH: entry(409, (id: string) => `monitored service ${id} is not a push service`),
+  PUSH_TOKEN_UNKNOWN: entry(404, (text = 'no enabled push service has this token') => text),
+  // Status pages and badges.
+  STATUS_PAGE_NOT_FOUND: notFound('status page'),
+  STATUS_PAGE_SLUG_TAKEN: entry(409, (slug: string) => `a status page with slug "${slug}" exists`),
+  BADGE_NOT_FOUND: entry(404, () => 'no badge: the service is on no public status page'),
   // The launcher.
   APP_NOT_FOUND: notFound('app'),
   APP_ICON_NOT_FOUND: entry(

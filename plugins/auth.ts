@@ -55,6 +55,21 @@ export const publicRoutes: readonly string[] = [
   'GET /assets/*',
   // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
   'GET /api/metrics',
+  // Heartbeats of push services: the token in the path is the credential (domains/health/push-routes.ts).
+  'GET /api/push/:token',
+  'POST /api/push/:token',
+  'GET /api/ping/:token',
+  'POST /api/ping/:token',
+  'GET /api/ping/:token/start',
+  'POST /api/ping/:token/start',
+  'GET /api/ping/:token/fail',
+  'POST /api/ping/:token/fail',
+  'GET /api/ping/:token/:code',
+  'POST /api/ping/:token/:code',
+  // Public status pages and the badges of the services on them (domains/status-pages).
+  'GET /api/status/:slug',
+  'GET /api/badge/:service_id/status.svg',
+  'GET /api/badge/:service_id/uptime.svg',
 ];
 
 /**

@@ -34,6 +34,12 @@ const withoutBodySchema = new Set([
   'POST /api/actions/:id/approve',
   'POST /api/devices/scan',
   'POST /api/health/discover',
+  'POST /api/health/services/:id/push-token',
+  'POST /api/push/:token', // a heartbeat: its query says it all, a body is ignored
+  'POST /api/ping/:token', // heartbeats: any body, of any type, is kept as text (the first 10 KB)
+  'POST /api/ping/:token/start',
+  'POST /api/ping/:token/fail',
+  'POST /api/ping/:token/:code',
 ]);
 
 interface Route {

@@ -1,7 +1,9 @@
 // A monitored service's definition, checked and normalised: the check fields its kind uses (the others cleared) and
 // its target, the one identity of what it checks: http `scheme://host:port/path`, tcp `tcp://host:port`. Two services
-// (curated or discovered) never share a target. Credentials written into the URL (`https://user:pass@nas/`) are taken
+// (curated or discovered) never share a target; a push service (checked by the heartbeats it sends) has a target of its
+// own making, `push://<uuid>`, kept across edits. Credentials written into the URL (`https://user:pass@nas/`) are taken
 // out of it: they become the check's basic auth, kept apart and never shown (the URL is, agents included).
+import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hubError } from '../../lib/errors.ts';
 import { isCloudMetadata } from '../../lib/safe-fetch.ts';
@@ -11,7 +13,7 @@ import type { CreateService } from './schema.ts';
 export interface Definition {
   name: string;
   category: string;
-  kind: 'http' | 'tcp';
+  kind: 'http' | 'tcp' | 'push';
   url: string | null;
   host: string | null;
   port: number | null;
@@ -21,6 +23,8 @@ export interface Definition {
   follow_redirects: boolean;
   verify_tls: boolean;
   interval_s: number;
+  /** push: how late a heartbeat (or the finish after a start) may come before the service is down. */
+  grace_s: number;
   timeout_ms: number;
   retries: number;
   enabled: boolean;
@@ -53,6 +57,7 @@ export const defaults = {
   follow_redirects: true,
   verify_tls: true,
   interval_s: 60,
+  grace_s: 60,
   timeout_ms: 5000,
   retries: 0,
   enabled: true,
@@ -134,6 +139,7 @@ export function tcpTarget(host: string, port: number): string {
 export function checkDefinition(
   input: CreateService,
   storedUrl: string | null = null,
+  storedTarget: string | null = null,
 ): { definition: Definition; credentials: CredentialsChange } {
   const { basic_auth: sentCredentials, ...fields } = input;
   const merged = { ...defaults, ...fields };
@@ -156,6 +162,14 @@ export function checkDefinition(
     // Kept for matching a device by address and for display; the URL is what is checked.
     merged.host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
     merged.port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  } else if (merged.kind === 'push') {
+    if (sentCredentials) invalid('basic_auth applies to http checks only');
+    credentials = null;
+    target = storedTarget?.startsWith('push://') ? storedTarget : `push://${randomUUID()}`;
+    merged.url = null;
+    merged.host = null;
+    merged.port = null;
+    merged.keyword = null;
   } else {
     if (!merged.host) invalid('host is required for a tcp check');
     const host = merged.host.trim().replace(/^\[(.*)\]$/, '$1');

@@ -12,6 +12,9 @@
 //   POST   /api/health/discover                 enqueues discover.lan (202)
 //   POST   /api/health/discovered/:id/promote   makes a candidate a curated, enabled service
 //   DELETE /api/health/discovered/:id           dismisses a candidate; later sweeps do not propose it again
+//   POST   /api/health/services/:id/push-token  a push service's new heartbeat token (the old one stops working)
+//   GET|POST /api/push/:token                   a heartbeat, Uptime Kuma's shape (public: the token is the credential)
+//   GET|POST /api/ping/:token[/start|/fail|/:code]  a heartbeat, healthchecks.io's shape (public, push-routes.ts)
 // The dashboard's service health card gets the enabled services grouped by category, as GET /api/health/services
 // answers them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -27,6 +30,8 @@ import { assertIconRef } from '../icons/icon-ref.ts';
 import { sealStoredPasswords } from './credentials.ts';
 import { checkDefinition } from './definition.ts';
 import { healthCron, healthTasks } from './jobs.ts';
+import { renewPushToken } from './push.ts';
+import { heartbeatRoutes } from './push-routes.ts';
 import {
   Accepted,
   CandidateList,
@@ -71,6 +76,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       app.log.warn(`stored health check passwords not sealed at start: ${(error as Error).message}`);
     }
   });
+  await app.register(heartbeatRoutes);
   app.cards.addSource({
     type: 'health',
     intervalMs: 60_000,
@@ -181,8 +187,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         async (request, reply) => {
           const checked = checkDefinition(request.body);
           await assertIconRef(app.sql, request.body.icon);
-          const id = await app.sql.begin((tx) => save(tx, app.config.server, null, checked));
-          return reply.status(201).send(await found(app.sql, id));
+          const saved = await app.sql.begin((tx) => save(tx, app.config.server, null, checked));
+          return reply
+            .status(201)
+            .send({ ...(await found(app.sql, saved.id)), push_token: saved.push_token });
         },
       );
 
@@ -199,17 +207,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           // A replacement: credentials not sent (in url or basic_auth) are removed.
-          const { definition, credentials } = checkDefinition(request.body);
           await assertIconRef(app.sql, request.body.icon);
-          await app.sql.begin(async (tx) => {
+          const saved = await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
-            await save(tx, app.config.server, request.params.id, {
+            const { definition, credentials } = checkDefinition(request.body, null, current.target);
+            return save(tx, app.config.server, request.params.id, {
               definition,
               credentials: credentials ?? null,
             });
           });
-          return found(app.sql, request.params.id);
+          return { ...(await found(app.sql, request.params.id)), push_token: saved.push_token };
         },
       );
 
@@ -226,13 +234,13 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
         },
         async (request) => {
           await assertIconRef(app.sql, request.body.icon);
-          await app.sql.begin(async (tx) => {
+          const saved = await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
             const merged = { ...definitionFields(current), ...request.body };
-            await save(tx, app.config.server, request.params.id, checkDefinition(merged, current.url));
+            return save(tx, app.config.server, request.params.id, checkDefinition(merged, current.url, current.target));
           });
-          return found(app.sql, request.params.id);
+          return { ...(await found(app.sql, request.params.id)), push_token: saved.push_token };
         },
       );
 
@@ -251,6 +259,28 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             throw hubError('SERVICE_NOT_FOUND', request.params.id);
           }
           return reply.status(204).send(null);
+        },
+      );
+
+      owner.post(
+        '/health/services/:id/push-token',
+        {
+          schema: {
+            tags,
+            summary: 'Give a push service a new heartbeat token (the old one stops working)',
+            description: 'The answer is the service with `push_token`, the one time it is shown.',
+            params: IdParams,
+            response: { 200: Service, ...errors(400, 401, 403, 404, 409) },
+          },
+        },
+        async (request) => {
+          const token = await app.sql.begin(async (tx) => {
+            const current = await lockService(tx, request.params.id);
+            if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
+            if (current.kind !== 'push') throw hubError('SERVICE_NOT_PUSH', request.params.id);
+            return renewPushToken(tx, request.params.id);
+          });
+          return { ...(await found(app.sql, request.params.id)), push_token: token };
         },
       );
 

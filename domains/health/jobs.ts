@@ -11,6 +11,7 @@ import { eachLimited, runCheck } from './checks.ts';
 import { sealStoredPasswords, withCredentials } from './credentials.ts';
 import { sweep } from './discovery.ts';
 import { settleOutages } from './outage.ts';
+import { checkHeartbeats } from './push.ts';
 import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
 import { nextStanding } from './state.ts';
@@ -70,6 +71,8 @@ export async function checkServices(deps: JobDeps, payload: HealthCheckPayload):
     if (recorded.to === 'down') summary.down++;
     if (recorded.changed) summary.changed++;
   });
+  // Push services are judged by what they sent (no network I/O): a missed heartbeat or an unfinished start is down.
+  await checkHeartbeats(deps, payload.ids);
   // Alerts are decided once the round is over, not as each check ends: checks run concurrently, so a host and the
   // fifteen services on it fail in whatever order their time-outs fall, and judging each alone would alert the
   // services that happened to finish before their host. After the round every state is in, and outage.ts judges

@@ -18,12 +18,16 @@ const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null
   description: 'share of checks that passed, in per cent; null without checks in the period',
 });
 
+const Kind = Type.Union([Type.Literal('http'), Type.Literal('tcp'), Type.Literal('push')], {
+  description: 'http and tcp are checked by the hub; push is checked by the heartbeats it sends',
+});
+
 export const Service = Type.Object(
   {
     id: Uuid,
     name: Type.String(),
     category: Type.String(),
-    kind: Type.Union([Type.Literal('http'), Type.Literal('tcp')]),
+    kind: Kind,
     url: NullableString,
     host: NullableString,
     port: NullableInteger,
@@ -37,6 +41,16 @@ export const Service = Type.Object(
       { description: 'whether the check sends basic-auth credentials (write-only: they are never shown)' },
     ),
     interval_s: Type.Integer(),
+    grace_s: Type.Integer(),
+    push_token: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'push: the heartbeat token, shown only in the answer that makes it (creating the service, or POST ' +
+        '.../push-token); null elsewhere. Heartbeats go to /api/push/<token> or /api/ping/<token>.',
+    }),
+    last_push_at: Type.Union([Timestamp, Type.Null()], { description: 'push: the last heartbeat' }),
+    push_started_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'push: a start waiting for its finish (healthchecks.io /start)',
+    }),
     timeout_ms: Type.Integer(),
     retries: Type.Integer(),
     enabled: Type.Boolean(),
@@ -77,7 +91,7 @@ const text = (maxLength: number) => Type.String({ maxLength });
 export const serviceFields = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
   category: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-  kind: Type.Union([Type.Literal('http'), Type.Literal('tcp')]),
+  kind: Kind,
   url: Type.Union([text(2000), Type.Null()], {
     description: 'The address checked; required for an http check',
   }),
@@ -105,6 +119,12 @@ export const serviceFields = {
     },
   ),
   interval_s: Type.Integer({ minimum: 10, maximum: 86_400 }),
+  grace_s: Type.Integer({
+    minimum: 0,
+    maximum: 604_800,
+    description:
+      'push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down',
+  }),
   timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000 }),
   retries: Type.Integer({ minimum: 0, maximum: 20 }),
   enabled: Type.Boolean(),
@@ -139,6 +159,7 @@ export const CreateService = Type.Object(
     verify_tls: Type.Optional(serviceFields.verify_tls),
     basic_auth: Type.Optional(serviceFields.basic_auth),
     interval_s: Type.Optional(serviceFields.interval_s),
+    grace_s: Type.Optional(serviceFields.grace_s),
     timeout_ms: Type.Optional(serviceFields.timeout_ms),
     retries: Type.Optional(serviceFields.retries),
     enabled: Type.Optional(serviceFields.enabled),

@@ -6,6 +6,7 @@ import { iconUrl } from '../icons/icon-ref.ts';
 import { maintenanceAt, type ServiceMaintenance } from '../maintenance/windows.ts';
 import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
 import type { CredentialsChange, Definition } from './definition.ts';
+import { keepPushToken } from './push.ts';
 import type { Service } from './schema.ts';
 import {
   type CandidateRow,
@@ -28,6 +29,7 @@ export function present(
     icon_url: iconUrl(row.icon),
     suppressed_by: row.state === 'down' && down_alert !== null && down_alert !== row.id ? down_alert : null,
     maintenance: maintenance.get(row.id) ?? null,
+    push_token: null,
   };
 }
 
@@ -69,25 +71,29 @@ export async function found(sql: Db, id: string): Promise<Service> {
   return present(row, await maintenanceAt(sql));
 }
 
-/** Writes a definition under its target: 409 when another service already checks it. */
+/**
+ * Writes a definition under its target: 409 when another service already checks it. A service that becomes a push
+ * service gets its heartbeat token, returned this once (`push_token`); one that stops being one loses it.
+ */
 export async function save(
   sql: Db,
   config: KeyConfig,
   id: string | null,
   { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
-): Promise<string> {
+): Promise<{ id: string; push_token: string | null }> {
   if (definition.resource_id && !(await resourceExists(sql, definition.resource_id))) {
     throw hubError('RESOURCE_NOT_FOUND', definition.resource_id);
   }
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  if (id) {
-    await replaceSealed(sql, config, id, definition, credentials);
-    return id;
+  let saved = id;
+  if (saved) {
+    await replaceSealed(sql, config, saved, definition, credentials);
+  } else {
+    saved = await insertSealed(sql, config, definition, credentials ?? null);
+    if (!saved) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   }
-  const created = await insertSealed(sql, config, definition, credentials ?? null);
-  if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
-  return created;
+  return { id: saved, push_token: await keepPushToken(sql, saved, definition.kind) };
 }
 
 export function definitionFields(row: ServiceRow) {
@@ -99,6 +105,8 @@ export function definitionFields(row: ServiceRow) {
     checked_at: _c,
     since: _since,
     message: _m,
+    last_push_at: _lp,
+    push_started_at: _ps,
     failures: _f,
     down_alert: _da,
     basic_auth_set: _b,

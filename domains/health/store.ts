@@ -13,6 +13,8 @@ export interface ServiceRow extends Definition {
   checked_at: Date | null;
   since: Date | null;
   message: string | null;
+  last_push_at: Date | null;
+  push_started_at: Date | null;
   failures: number;
   uptime_24h: number | null;
   /** The service whose alert announced this one's current downtime (itself, or the root it was folded into). */
@@ -36,6 +38,7 @@ const definitionColumns = [
   'follow_redirects',
   'verify_tls',
   'interval_s',
+  'grace_s',
   'timeout_ms',
   'retries',
   'enabled',
@@ -58,6 +61,8 @@ const columns = [
   'checked_at',
   'since',
   'message',
+  'last_push_at',
+  'push_started_at',
   'failures',
   'down_alert',
   'created_at',
@@ -189,7 +194,7 @@ export async function servicesToCheck(sql: Db, filter: { ids?: string[]; due?: b
     select id, name, category, kind, url, host, port, status_min, status_max, keyword, follow_redirects, verify_tls,
       timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_sealed, basic_auth_password
     from monitored_services
-    where enabled
+    where enabled and kind <> 'push'
       ${filter.ids ? sql`and id = any(${filter.ids}::uuid[])` : sql``}
       ${
         filter.due
@@ -215,7 +220,7 @@ export async function replacePlaintextPassword(sql: Db, id: string, sealed: stri
 export async function nextDue(sql: Db): Promise<Date | null> {
   const [row] = await sql<{ at: Date | null }[]>`
     select min(coalesce(checked_at + make_interval(secs => interval_s), now())) as at
-    from monitored_services where enabled`;
+    from monitored_services where enabled and kind <> 'push'`;
   return row?.at ?? null;
 }
 
@@ -443,4 +448,93 @@ export async function downSince(sql: Db, id: string): Promise<Date | null> {
   const [row] = await sql<{ at: Date }[]>`
     select at from health_events where service_id = ${id} and to_state = 'down' order by at desc limit 1`;
   return row?.at ?? null;
+/** Gives a push service a new heartbeat token (its hash): the old one stops working. */
+export async function setPushToken(sql: Db, id: string, hash: Buffer | null): Promise<void> {
+  await sql`update monitored_services set push_token_hash = ${hash} where id = ${id}`;
+}
+
+export async function hasPushToken(sql: Db, id: string): Promise<boolean> {
+  const [row] = await sql`select 1 from monitored_services where id = ${id} and push_token_hash is not null`;
+  return row !== undefined;
+}
+
+/** What a heartbeat needs of its enabled push service, found by the token's hash. */
+export interface PushService {
+  id: string;
+  name: string;
+  category: string;
+  retries: number;
+}
+
+export async function pushServiceByToken(sql: Db, hash: Buffer): Promise<PushService | undefined> {
+  const [row] = await sql<PushService[]>`
+    select id, name, category, retries from monitored_services
+    where push_token_hash = ${hash} and kind = 'push' and enabled`;
+  return row;
+}
+
+/** After a heartbeat was recorded: it is the last one, and it finishes any open start. */
+export async function heartbeatReceived(sql: Db, id: string): Promise<void> {
+  await sql`update monitored_services set last_push_at = now(), push_started_at = null where id = ${id}`;
+}
+
+/** A `start`: the run it opens must finish within grace_s. */
+export async function pushStarted(sql: Db, id: string): Promise<void> {
+  await sql`update monitored_services set push_started_at = now() where id = ${id}`;
+}
+
+/**
+ * Enabled push services overdue now: a start open longer than grace_s (`unfinished`), or nothing recorded (a
+ * heartbeat, or a missed one) for interval_s plus grace_s since the last result or, before any, since creation.
+ * Recording the miss moves checked_at, so a silent service counts one failure per interval.
+ */
+export async function overduePushServices(sql: Db, ids?: string[]) {
+  return sql<(PushService & { unfinished: boolean; interval_s: number; grace_s: number })[]>`
+    select id, name, category, retries, interval_s, grace_s,
+      coalesce(push_started_at + make_interval(secs => grace_s) < now(), false) as unfinished
+    from monitored_services
+    where enabled and kind = 'push'
+      ${ids ? sql`and id = any(${ids}::uuid[])` : sql``}
+      and (push_started_at + make_interval(secs => grace_s) < now()
+        or coalesce(checked_at, created_at) + make_interval(secs => interval_s + grace_s) < now())
+    order by id`;
+}
+
+/** An open start given up on (its miss is recorded). */
+export async function clearPushStart(sql: Db, id: string): Promise<void> {
+  await sql`update monitored_services set push_started_at = null where id = ${id}`;
+}
+
+export interface UptimeSummary {
+  id: string;
+  name: string;
+  state: ServiceState;
+  enabled: boolean;
+  uptime_24h: number | null;
+  uptime_7d: number | null;
+  uptime_30d: number | null;
+}
+
+/** Name, state and uptime over 24 hours, 7 and 30 days of the services named, in no particular order. */
+export async function uptimeSummaries(sql: Db, ids: string[]): Promise<UptimeSummary[]> {
+  return sql<UptimeSummary[]>`
+    select s.id, s.name, s.state, s.enabled,
+      round(100.0 * avg(r.ok::int) filter (where r.checked_at > now() - interval '24 hours'), 2)::float8 as uptime_24h,
+      round(100.0 * avg(r.ok::int) filter (where r.checked_at > now() - interval '7 days'), 2)::float8 as uptime_7d,
+      round(100.0 * avg(r.ok::int), 2)::float8 as uptime_30d
+    from monitored_services s
+    left join health_results r on r.service_id = s.id and r.checked_at > now() - interval '30 days'
+    where s.id = any(${ids}::uuid[]) and not s.discovered
+    group by s.id`;
+}
+
+/** Uptime per UTC day over the last `days` days (today included) of the services named; days without checks left out. */
+export async function dailyUptime(sql: Db, ids: string[], days: number) {
+  return sql<{ service_id: string; day: string; uptime: number }[]>`
+    select service_id, to_char(date_trunc('day', checked_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+      round(100.0 * avg(ok::int), 2)::float8 as uptime
+    from health_results
+    where service_id = any(${ids}::uuid[])
+      and checked_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - make_interval(days => ${days - 1})
+    group by service_id, day`;
 }

@@ -210,7 +210,23 @@ function Toasts() {
   );
 }
 
+// The public status pages (/status/:slug) are for anyone: drawn without the session, the shell or sign-in.
+const StatusPage = lazy(() => import('./screens/status/index.tsx'));
+const publicPaths = /^\/status\/[^/]+\/?$/;
+
 export function App() {
+  if (publicPaths.test(location.pathname)) {
+    return (
+      // Holds the page while its lazily loaded code arrives.
+      <ErrorBoundary>
+        <StatusPage />
+      </ErrorBoundary>
+    );
+  }
+  return <OwnerApp />;
+}
+
+function OwnerApp() {
   useEffect(() => {
     ok(api.GET('/api/session')).then((state) => {
       session.value = state;

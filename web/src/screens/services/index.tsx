@@ -1,5 +1,6 @@
 // Services: health by category (state, latency, uptime over 24 hours), add and edit, and the candidates LAN
-// discovery found, to promote or dismiss.
+// discovery found, to promote or dismiss. A push service (checked by the heartbeats it sends) shows its heartbeat
+// URL with examples when it is made or its token renewed.
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
@@ -8,6 +9,7 @@ import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Answer } from '../../types.ts';
+import { PushUrls } from './push.tsx';
 
 type Candidate = Answer<'/api/health/discovered'>['items'][number];
 
@@ -18,6 +20,10 @@ interface Draft {
   name: string;
   category: string;
   target: string;
+  /** A heartbeat (push) service rather than a URL or tcp://host:port the hub checks. */
+  push?: boolean;
+  interval_s?: number;
+  grace_s?: number;
 }
 
 function targetBody(target: string) {
@@ -29,6 +35,7 @@ function targetBody(target: string) {
 
 export default function Services() {
   const draft = useSignal<Draft | null>(null);
+  const heartbeat = useSignal<{ name: string; token: string } | null>(null);
   const health = useData(
     () => ok(api.GET('/api/health/services', { params: { query: { include_disabled: true } } })),
     [],
@@ -43,16 +50,33 @@ export default function Services() {
     event.preventDefault();
     const d = draft.value;
     if (!d) return;
-    const body = { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
+    const body = d.push
+      ? {
+          name: d.name,
+          category: d.category || 'General',
+          kind: 'push' as const,
+          interval_s: d.interval_s ?? 3600,
+          grace_s: d.grace_s ?? 600,
+        }
+      : { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
     const saved = d.id
       ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(
           failed,
         )
       : await ok(api.POST('/api/health/services', { body })).catch(failed);
     if (!saved) return;
+    if (saved.push_token) heartbeat.value = { name: saved.name, token: saved.push_token };
     draft.value = null;
     toast('Service saved', 'success');
     await load();
+  }
+  async function renewToken(id: string) {
+    const renewed = await ok(
+      api.POST('/api/health/services/{id}/push-token', { params: { path: { id } } }),
+    ).catch(failed);
+    if (!renewed?.push_token) return;
+    heartbeat.value = { name: renewed.name, token: renewed.push_token };
+    draft.value = null;
   }
   async function checkNow() {
     await ok(api.POST('/api/health/check', { body: {} })).then(
@@ -88,6 +112,13 @@ export default function Services() {
           <Icon name="plus" size={15} /> Add service
         </button>
       </div>
+      {heartbeat.value && (
+        <PushUrls
+          name={heartbeat.value.name}
+          token={heartbeat.value.token}
+          onDone={() => (heartbeat.value = null)}
+        />
+      )}
       {groups.length === 0 && <div class="panel muted empty">No monitored services yet.</div>}
       <div class="service-groups">
         {groups.map((group) => (
@@ -139,6 +170,9 @@ export default function Services() {
                         name: service.name,
                         category: service.category,
                         target: service.target,
+                        push: service.kind === 'push',
+                        interval_s: service.interval_s,
+                        grace_s: service.grace_s,
                       })
                     }
                   >
@@ -211,13 +245,58 @@ export default function Services() {
               />
             </label>
             <label>
-              URL (http, https) or tcp://host:port
-              <input
-                value={draft.value.target}
-                onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
-                required
-              />
+              Checked by
+              <select
+                value={draft.value.push ? 'push' : 'target'}
+                onChange={(e) => (draft.value = { ...draft.value!, push: e.currentTarget.value === 'push' })}
+              >
+                <option value="target">the hub: a URL or tcp://host:port</option>
+                <option value="push">heartbeats it sends (push: cron jobs, backups)</option>
+              </select>
             </label>
+            {draft.value.push ? (
+              <>
+                <label>
+                  Expected every (seconds)
+                  <input
+                    type="number"
+                    min={10}
+                    value={draft.value.interval_s ?? 3600}
+                    onInput={(e) =>
+                      (draft.value = { ...draft.value!, interval_s: Number(e.currentTarget.value) })
+                    }
+                  />
+                </label>
+                <label>
+                  Grace (seconds late before it is down)
+                  <input
+                    type="number"
+                    min={0}
+                    value={draft.value.grace_s ?? 600}
+                    onInput={(e) =>
+                      (draft.value = { ...draft.value!, grace_s: Number(e.currentTarget.value) })
+                    }
+                  />
+                </label>
+                {draft.value.id && (
+                  <p class="muted small">
+                    The heartbeat URL was shown when the service was made.{' '}
+                    <button type="button" class="small" onClick={() => renewToken(draft.value!.id!)}>
+                      New heartbeat URL
+                    </button>
+                  </p>
+                )}
+              </>
+            ) : (
+              <label>
+                URL (http, https) or tcp://host:port
+                <input
+                  value={draft.value.target}
+                  onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
+                  required
+                />
+              </label>
+            )}
             <div class="row">
               <button type="submit" class="primary">
                 Save

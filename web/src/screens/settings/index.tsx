@@ -2,12 +2,15 @@
 // agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
 // the microphone and transcribe), moving in from Homepage (its files' dry run, then the import), and Data: a space
 // exported as Markdown or everything as JSON, and files imported after a preview.
+// the microphone and transcribe), public status pages, and moving in from Homepage (its files' dry run, then the
+// import).
 import { Agents } from './agents.tsx';
 import { Alerts } from './alerts.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
 import { Maintenance } from './maintenance.tsx';
+import { StatusPages } from './status-pages.tsx';
 import { Theme } from './theme.tsx';
 import { Transfer } from './transfer.tsx';
 import { Voice } from './voice.tsx';
@@ -26,6 +29,7 @@ export default function Settings() {
         <Integrations />
         <Alerts />
         <Maintenance />
+        <StatusPages />
         <HomepageImport />
         <h2>Data</h2>
         <Transfer />

@@ -1,0 +1,130 @@
+// Push services: checked by the heartbeats they send, never by the hub reaching them. A heartbeat arrives at
+// /api/push/:token (Uptime Kuma's shape) or /api/ping/:token[/start|/fail|/<exit code>] (healthchecks.io's shape);
+// the token is the only credential, so it carries 256 random bits and is stored as its SHA-256 alone (a backup,
+// an export or a database dump never carries a working heartbeat URL). The owner sees it once, in the answer that
+// makes it, as agent tokens are shown; losing it means renewing it.
+//
+// The state of a push service follows what it sends (up, or down after `retries` more failing heartbeats), and
+// the periodic health check turns it down, with no network I/O, when nothing came within interval_s plus grace_s,
+// or when a `start` had no finish within grace_s (alert heartbeat.missed).
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '../../lib/secrets.ts';
+import type { Db } from '../../plugins/db.ts';
+import type { JobDeps } from '../../worker/contract.ts';
+import type { CheckOutcome } from './checks.ts';
+import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
+import { settleOutages } from './outage.ts';
+import { nextStanding } from './state.ts';
+import {
+  clearPushStart,
+  hasPushToken,
+  heartbeatReceived,
+  overduePushServices,
+  type PushService,
+  pushServiceByToken,
+  pushStarted,
+  recordCheck,
+  setPushToken,
+} from './store.ts';
+
+interface Log {
+  info(message: string): void;
+  warn(message: string): void;
+}
+const quiet: Log = { info: () => undefined, warn: () => undefined };
+
+/** A new heartbeat token: 32 random bytes, base64url (43 characters, safe in a URL path). */
+export function newPushToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Gives service `id` a new heartbeat token and returns it (the only time it is seen). */
+export async function renewPushToken(sql: Db, id: string): Promise<string> {
+  const token = newPushToken();
+  await setPushToken(sql, id, hashToken(token));
+  return token;
+}
+
+/**
+ * After a write: a push service without a token gets one (returned), a service of another kind holds none. A push
+ * service that has one keeps it (null: nothing new to show).
+ */
+export async function keepPushToken(sql: Db, id: string, kind: string): Promise<string | null> {
+  if (kind !== 'push') {
+    await setPushToken(sql, id, null);
+    return null;
+  }
+  return (await hasPushToken(sql, id)) ? null : renewPushToken(sql, id);
+}
+
+/** The enabled push service a token belongs to. */
+export function findPushService(sql: Db, token: string): Promise<PushService | undefined> {
+  return pushServiceByToken(sql, hashToken(token));
+}
+
+/** What a heartbeat says: the run went well (up), failed (down), or has started and will report again. */
+export interface Heartbeat {
+  signal: 'up' | 'down' | 'start';
+  message: string;
+  latency_ms: number | null;
+}
+
+/** A missed heartbeat, recorded beside the service's own down alert (which outage.ts raises, folded or not). */
+function missedAlert(service: PushService, reason: string): RaisedAlert {
+  return {
+    event: 'heartbeat.missed',
+    title: `${service.name} missed its heartbeat`,
+    message: `${service.name} (${service.category}) missed its heartbeat: ${reason}`,
+    tags: ['hourglass', 'heartbeat-missed'],
+    // Below the default rule's 4: the service.down it brings is what the default rule sends.
+    priority: 3,
+    link: '/services',
+    data: { service_id: service.id, service: service.name, category: service.category, reason },
+  };
+}
+
+/** Records a result of `service`; returns whether its state changed (outage.ts then judges and alerts). */
+async function record(deps: JobDeps, service: PushService, outcome: CheckOutcome, missed: boolean): Promise<boolean> {
+  return deps.sql.begin(async (tx) => {
+    const result = await recordCheck(tx, service.id, outcome, (previous) =>
+      nextStanding(previous, outcome.ok, service.retries),
+    );
+    if (result && !missed) await heartbeatReceived(tx, service.id);
+    if (result?.changed && missed && result.to === 'down') {
+      await raiseAlert(tx, deps, missedAlert(service, outcome.message));
+    }
+    return Boolean(result?.changed);
+  });
+}
+
+/** Records a heartbeat of `service`: a result (its message kept), the state it moves to, and its alert. */
+export async function receiveHeartbeat(
+  deps: JobDeps,
+  service: PushService,
+  heartbeat: Heartbeat,
+): Promise<void> {
+  if (heartbeat.signal === 'start') {
+    await pushStarted(deps.sql, service.id);
+    return;
+  }
+  const outcome = {
+    ok: heartbeat.signal === 'up',
+    latency_ms: heartbeat.latency_ms,
+    message: heartbeat.message,
+  };
+  // A heartbeat comes between check rounds: a change it brings is judged (and alerted) now, not at the next round.
+  if (await record(deps, service, outcome, false)) await settleOutages(deps);
+}
+
+/** The periodic check of push services (those named, or all): each overdue one records a miss. */
+export async function checkHeartbeats(deps: JobDeps, ids?: string[]): Promise<number> {
+  const overdue = await overduePushServices(deps.sql, ids);
+  for (const service of overdue) {
+    const message = service.unfinished
+      ? `started but did not finish within ${service.grace_s} s`
+      : `no heartbeat within ${service.interval_s + service.grace_s} s`;
+    if (service.unfinished) await clearPushStart(deps.sql, service.id);
+    await record(deps, service, { ok: false, latency_ms: null, message }, true);
+  }
+  return overdue.length;
+}
