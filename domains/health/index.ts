@@ -238,7 +238,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
             const merged = { ...definitionFields(current), ...request.body };
-            return save(tx, app.config.server, request.params.id, checkDefinition(merged, current.url, current.target));
+            return save(
+              tx,
+              app.config.server,
+              request.params.id,
+              checkDefinition(merged, current.url, current.target),
+            );
           });
           return { ...(await found(app.sql, request.params.id)), push_token: saved.push_token };
         },

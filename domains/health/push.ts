@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../lib/secrets.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { JobDeps } from '../../worker/contract.ts';
-import type { CheckOutcome } from './checks.ts';
 import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
+import type { CheckOutcome } from './checks.ts';
 import { settleOutages } from './outage.ts';
 import { nextStanding } from './state.ts';
 import {
@@ -84,7 +84,12 @@ function missedAlert(service: PushService, reason: string): RaisedAlert {
 }
 
 /** Records a result of `service`; returns whether its state changed (outage.ts then judges and alerts). */
-async function record(deps: JobDeps, service: PushService, outcome: CheckOutcome, missed: boolean): Promise<boolean> {
+async function record(
+  deps: JobDeps,
+  service: PushService,
+  outcome: CheckOutcome,
+  missed: boolean,
+): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
     const result = await recordCheck(tx, service.id, outcome, (previous) =>
       nextStanding(previous, outcome.ok, service.retries),

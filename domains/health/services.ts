@@ -90,7 +90,7 @@ export async function save(
   if (saved) {
     await replaceSealed(sql, config, saved, definition, credentials);
   } else {
-    saved = await insertSealed(sql, config, definition, credentials ?? null);
+    saved = (await insertSealed(sql, config, definition, credentials ?? null)) ?? null;
     if (!saved) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   }
   return { id: saved, push_token: await keepPushToken(sql, saved, definition.kind) };

@@ -448,6 +448,8 @@ export async function downSince(sql: Db, id: string): Promise<Date | null> {
   const [row] = await sql<{ at: Date }[]>`
     select at from health_events where service_id = ${id} and to_state = 'down' order by at desc limit 1`;
   return row?.at ?? null;
+}
+
 /** Gives a push service a new heartbeat token (its hash): the old one stops working. */
 export async function setPushToken(sql: Db, id: string, hash: Buffer | null): Promise<void> {
   await sql`update monitored_services set push_token_hash = ${hash} where id = ${id}`;

@@ -14,10 +14,10 @@ import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/trail.ts';
 import { trashCron, trashTasks } from './jobs.ts';
+import { deleteForGood, restoreFromTrash } from './move.ts';
 import { TrashItem, TrashList, TrashQuery } from './schema.ts';
 import { trashSetting } from './setting.ts';
 import { listTrash } from './store.ts';
-import { deleteForGood, restoreFromTrash } from './move.ts';
 
 const tags = ['trash'];
 

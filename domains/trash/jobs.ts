@@ -1,10 +1,10 @@
 // trash.purge: once a day, items deleted longer ago than the `trash` retention go for good, each audited.
 import { cronItem, type DomainCron, type DomainTask, runs } from '../../worker/contract.ts';
 import { readSetting } from '../settings/registry.ts';
+import { auditPurge } from './move.ts';
 import { trashPurgeTask } from './schema.ts';
 import { trashSetting } from './setting.ts';
 import { purgeTrash } from './store.ts';
-import { auditPurge } from './move.ts';
 
 export const trashTasks: DomainTask[] = [
   runs(trashPurgeTask, (deps) => async (_payload, helpers) => {

@@ -4911,6 +4911,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/approvals/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending change or action from an approval.waiting alert
+         * @description The Approve and Reject buttons of an approval.waiting alert call this. The token works once and expires (approvals.token_hours, 24 by default); used, expired or unknown tokens are 401 APPROVAL_TOKEN_INVALID. The decision goes through the owner’s approve or reject and is audited as owner:phone. A change that cannot be applied answers as its approve does (409 ...).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            decision: "approve" | "reject";
+                            pending_change_id: string | null;
+                            pending_action_id: string | null;
+                            /** @description what the change or action is now: applied, approved, rejected */
+                            status: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                422: components["responses"]["UnprocessableEntity"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit": {
         parameters: {
             query?: never;
@@ -6810,6 +6866,620 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/push/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service (Uptime Kuma’s push URL)
+         * @description Sent by the checked job itself, without credentials: the token is one. `status=down` reports a failure, `msg` is kept as the message, `ping` as the latency. Any request body is ignored.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `up` (the default) or `down`; anything but `up` is down */
+                    status?: string;
+                    /** @description kept as the message (10 KB) */
+                    msg?: string;
+                    /** @description the response time in ms, shown as latency */
+                    ping?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            msg: string;
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                        };
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            msg: string;
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                        };
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service (Uptime Kuma’s push URL)
+         * @description Sent by the checked job itself, without credentials: the token is one. `status=down` reports a failure, `msg` is kept as the message, `ping` as the latency. Any request body is ignored.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description `up` (the default) or `down`; anything but `up` is down */
+                    status?: string;
+                    /** @description kept as the message (10 KB) */
+                    msg?: string;
+                    /** @description the response time in ms, shown as latency */
+                    ping?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            msg: string;
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                        };
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: false;
+                            msg: string;
+                            statusCode: number;
+                            code: string;
+                            error: string;
+                            message: string;
+                        };
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ping/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: success
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: success
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ping/{token}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a run started
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a run started
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ping/{token}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: failure
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: failure
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ping/{token}/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: the exit status of a run (0 success, 1-255 failure)
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                    code: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: the exit status of a run (0 success, 1-255 failure)
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: string;
+                    code: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health/services": {
         parameters: {
             query?: never;
@@ -6871,7 +7541,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        kind: "http" | "tcp";
+                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
+                        kind: "http" | "tcp" | "push";
                         category?: string;
                         /** @description The address checked; required for an http check */
                         url?: string | null;
@@ -6892,6 +7563,8 @@ export interface paths {
                             password: string;
                         } | null;
                         interval_s?: number;
+                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
+                        grace_s?: number;
                         timeout_ms?: number;
                         retries?: number;
                         enabled?: boolean;
@@ -6900,6 +7573,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -6979,7 +7656,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        kind: "http" | "tcp";
+                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
+                        kind: "http" | "tcp" | "push";
                         category?: string;
                         /** @description The address checked; required for an http check */
                         url?: string | null;
@@ -7000,6 +7678,8 @@ export interface paths {
                             password: string;
                         } | null;
                         interval_s?: number;
+                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
+                        grace_s?: number;
                         timeout_ms?: number;
                         retries?: number;
                         enabled?: boolean;
@@ -7008,6 +7688,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -7077,7 +7761,8 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         category?: string;
-                        kind?: "http" | "tcp";
+                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
+                        kind?: "http" | "tcp" | "push";
                         /** @description The address checked; required for an http check */
                         url?: string | null;
                         /** @description required for a tcp check */
@@ -7097,6 +7782,8 @@ export interface paths {
                             password: string;
                         } | null;
                         interval_s?: number;
+                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
+                        grace_s?: number;
                         timeout_ms?: number;
                         retries?: number;
                         enabled?: boolean;
@@ -7105,6 +7792,10 @@ export interface paths {
                         link?: string | null;
                         device_mac?: string | null;
                         notes?: string | null;
+                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+                        resource_id?: string | null;
+                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+                        host_check?: boolean;
                     };
                 };
             };
@@ -7238,6 +7929,10 @@ export interface paths {
                                 from_state: "up" | "down" | "pending" | "unknown";
                                 to_state: "up" | "down" | "pending" | "unknown";
                                 message: string | null;
+                                /** @description the root service whose outage alert this change was folded into (no alert of its own) */
+                                suppressed_by: string | null;
+                                /** @description the maintenance window on when it happened (no alert) */
+                                maintenance_id: string | null;
                                 /** Format: date-time */
                                 at: string;
                             }[];
@@ -7308,6 +8003,56 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/services/{id}/push-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a push service a new heartbeat token (the old one stops working)
+         * @description The answer is the service with `push_token`, the one time it is shown.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Service"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7511,6 +8256,646 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Maintenance windows, with the occurrence on now and the next one */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["MaintenanceWindow"][];
+                            total: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Add a maintenance window
+         * @description One-off: starts_at and ends_at. Recurring: starts_at (the first occurrence), an RFC 5545 rrule and duration_minutes. The services covered are service_ids and those running on resource_ids; during an occurrence their state changes are recorded but raise no alert, and their checks do not count against uptime. notify_start_end raises maintenance.started and maintenance.ended.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @description the start of the window, or of the first occurrence of a recurring one (its DTSTART)
+                         */
+                        starts_at: string;
+                        /** @description the end of a one-off window; null for a recurring one */
+                        ends_at?: string | null;
+                        /** @description an RFC 5545 recurrence rule (FREQ=WEEKLY;BYDAY=SU, with or without the RRULE: prefix) counted from starts_at in UTC; HOURLY or slower. Null for a one-off window */
+                        rrule?: string | null;
+                        /** @description how long each occurrence of a recurring window lasts */
+                        duration_minutes?: number | null;
+                        /** @description services covered */
+                        service_ids?: string[];
+                        /** @description resources covered: every service running on one (its resource_id) is covered too */
+                        resource_ids?: string[];
+                        /** @description raise maintenance.started and maintenance.ended alerts */
+                        notify_start_end?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/maintenance/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a maintenance window */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a maintenance window */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a maintenance window
+         * @description Turning a one-off window recurring sends rrule and duration_minutes with ends_at null.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        /**
+                         * Format: date-time
+                         * @description the start of the window, or of the first occurrence of a recurring one (its DTSTART)
+                         */
+                        starts_at?: string;
+                        /** @description the end of a one-off window; null for a recurring one */
+                        ends_at?: string | null;
+                        /** @description an RFC 5545 recurrence rule (FREQ=WEEKLY;BYDAY=SU, with or without the RRULE: prefix) counted from starts_at in UTC; HOURLY or slower. Null for a one-off window */
+                        rrule?: string | null;
+                        /** @description how long each occurrence of a recurring window lasts */
+                        duration_minutes?: number | null;
+                        /** @description services covered */
+                        service_ids?: string[];
+                        /** @description resources covered: every service running on one (its resource_id) is covered too */
+                        resource_ids?: string[];
+                        /** @description raise maintenance.started and maintenance.ended alerts */
+                        notify_start_end?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/status/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A public status page: each listed service’s name, state and uptime
+         * @description No credentials needed. Shows nothing of how a service is checked. A page not public (or no page) is 404, except to the owner, who may preview it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            slug: string;
+                            title: string;
+                            description: string | null;
+                            /** @description false only in the owner’s preview of a page not yet public */
+                            public: boolean;
+                            /** @description up when every listed service is up, down when one is, else partial */
+                            state: string;
+                            services: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description up, down, pending, unknown ...; paused when the owner turned it off */
+                                state: string;
+                                /** @description share of checks that passed, in per cent; null without checks in the period */
+                                uptime_24h: number | null;
+                                /** @description share of checks that passed, in per cent; null without checks in the period */
+                                uptime_30d: number | null;
+                                /** @description the last 90 UTC days, oldest first, today last */
+                                days: {
+                                    /** Format: date */
+                                    date: string;
+                                    /** @description share of checks that passed, in per cent; null without checks in the period */
+                                    uptime: number | null;
+                                }[];
+                            }[];
+                            /** Format: date-time */
+                            generated_at: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/badge/{service_id}/status.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A badge of a service’s state (services on a public status page only) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description image/svg+xml */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/svg+xml": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/badge/{service_id}/uptime.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A badge of a service’s uptime (services on a public status page only) */
+        get: {
+            parameters: {
+                query?: {
+                    window?: "24h" | "7d" | "30d";
+                };
+                header?: never;
+                path: {
+                    service_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description image/svg+xml */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/svg+xml": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every status page */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                                slug: string;
+                                title: string;
+                                description: string | null;
+                                /** @description the monitored services shown, in this order */
+                                services: string[];
+                                /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                                public: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /** Make a status page */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                        slug: string;
+                        title: string;
+                        description?: string | null;
+                        /** @description the monitored services shown, in this order */
+                        services?: string[];
+                        /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                        public?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                            slug: string;
+                            title: string;
+                            description: string | null;
+                            /** @description the monitored services shown, in this order */
+                            services: string[];
+                            /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                            public: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status-pages/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A status page */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                            slug: string;
+                            title: string;
+                            description: string | null;
+                            /** @description the monitored services shown, in this order */
+                            services: string[];
+                            /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                            public: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a status page (its services stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change some fields of a status page (services replaces its list) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                        slug?: string;
+                        title?: string;
+                        description?: string | null;
+                        /** @description the monitored services shown, in this order */
+                        services?: string[];
+                        /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                        public?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the page’s address, /status/<slug>: lower-case letters, digits and inner hyphens */
+                            slug: string;
+                            title: string;
+                            description: string | null;
+                            /** @description the monitored services shown, in this order */
+                            services: string[];
+                            /** @description served to anyone at /status/<slug>; otherwise only the owner may see it (a preview) */
+                            public: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
     "/api/metrics": {
         parameters: {
             query?: never;
@@ -7548,6 +8933,82 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/custom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A custom card's values
+         * @description The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ok: false with the reason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        fields: {
+                            label: string;
+                            /** @description a JSON Pointer (RFC 6901) */
+                            pointer: string;
+                            format?: "text" | "number" | "bytes" | "percent" | "duration" | "date";
+                        }[];
+                        interval_s?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            /** @description why the values are missing */
+                            message: string | null;
+                            fields: {
+                                label: string;
+                                /** @description the value found, null when the pointer finds none */
+                                value: unknown;
+                                /** @description the value formatted */
+                                text: string;
+                            }[];
+                            /** Format: date-time */
+                            fetched_at: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7609,7 +9070,7 @@ export interface paths {
                         mode: "snap" | "free";
                         cards: {
                             id: string;
-                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks */
+                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks, custom */
                             type: string;
                             /** @description Column span, an integer 1 to 12; the legacy s, m and l are stored as 3, 6 and 12 */
                             size: unknown;
@@ -7711,7 +9172,7 @@ export interface paths {
                         mode: "snap" | "free";
                         cards: {
                             id: string;
-                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks */
+                            /** @description One of clock, weather, host, speedtest, cluster, storage, backups, ai-usage, health, blank, flame, apps, bookmarks, custom */
                             type: string;
                             /** @description Column span, an integer 1 to 12; the legacy s, m and l are stored as 3, 6 and 12 */
                             size: unknown;
@@ -8109,6 +9570,102 @@ export interface paths {
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hub's own backup runs
+         * @description Newest first (the last 100): time, size, duration, state; `available` says whether the archive is still in BACKUP_DIR (retention removes old ones). Run one with POST /api/actions/run {"action":"hub.backup"}.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["HubBackupRun"][];
+                            last_success_at: string | null;
+                            schedule: string | null;
+                            /** @description BACKUP_DIR */
+                            directory: string;
+                            /** @description Whether BACKUP_PASSPHRASE is set */
+                            encrypted: boolean;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/backups/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a backup archive */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archive */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8971,7 +10528,7 @@ export interface paths {
         put?: never;
         /**
          * Run an action
-         * @description Actions: speedtest.run, devices.scan, health.check, discover.lan; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
+         * @description Actions: speedtest.run, devices.scan, health.check, discover.lan, hub.backup; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
          */
         post: {
             parameters: {
@@ -10457,6 +12014,114 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/apps/{id}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's site icon (favicon) as PNG
+         * @description Looked for once, on the first read: the href page's <link rel="icon"> or apple-touch-icon, then /favicon.ico, through the guarded client (private addresses only as INGEST_ALLOW_PRIVATE lists them), checked by its bytes (SVG sanitised) and kept as PNG. 404 APP_ICON_NOT_FOUND when none was found.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the icon (image/png) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match ETag is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/{id}/icon/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look for the app's favicon again
+         * @description Answers whether one was found, and when not, why (each place tried with its outcome).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            found: boolean;
+                            /** @description why none was found: each place tried */
+                            reason: string | null;
+                            icon_url: string | null;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/import/homepage": {
         parameters: {
             query?: never;
@@ -10728,6 +12393,613 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/alerts/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every alert target; secrets only as { set } */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["AlertTarget"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Add an alert target
+         * @description Kinds: ntfy (url, topic, token), gotify (url, token), webhook (url, secret: Standard Webhooks signing), apprise (url of apprise-api, urls or key), email (SMTP host, port, tls, user, password, from, to).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "ntfy";
+                        enabled?: boolean;
+                        fields: {
+                            /**
+                             * Format: web-url
+                             * @description the ntfy server, e.g. https://ntfy.sh
+                             */
+                            url: string;
+                            /** @description the topic to publish to */
+                            topic: string;
+                            /** @description an access token (tk_...) (write-only: left out keeps the stored one, null clears it) */
+                            token?: string | null;
+                        };
+                    } | {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "gotify";
+                        enabled?: boolean;
+                        fields: {
+                            /**
+                             * Format: web-url
+                             * @description the Gotify server, e.g. https://gotify.lan
+                             */
+                            url: string;
+                            /** @description an application's token (write-only: left out keeps the stored one, null clears it) */
+                            token?: string | null;
+                        };
+                    } | {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "webhook";
+                        enabled?: boolean;
+                        fields: {
+                            /**
+                             * Format: web-url
+                             * @description where the JSON body is POSTed
+                             */
+                            url: string;
+                            /** @description the signing secret in its whsec_ base64 form; without one the body goes unsigned (write-only: left out keeps the stored one, null clears it) */
+                            secret?: string | null;
+                        };
+                    } | {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "apprise";
+                        enabled?: boolean;
+                        fields: {
+                            /**
+                             * Format: web-url
+                             * @description the apprise-api server, e.g. http://apprise.lan:8000
+                             */
+                            url: string;
+                            /** @description a configuration key stored in apprise-api (POST /notify/{key}) */
+                            key?: string | null;
+                            /** @description Apprise URLs, space or comma separated (they carry the services’ tokens) (write-only: left out keeps the stored one, null clears it) */
+                            urls?: string | null;
+                        };
+                    } | {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "email";
+                        enabled?: boolean;
+                        fields: {
+                            host: string;
+                            port: number;
+                            /** @description tls: TLS from the start (465); starttls: upgrade required (587); none: plain (LAN relays) */
+                            tls: "tls" | "starttls" | "none";
+                            user?: string | null;
+                            /** @description the SMTP password (write-only: left out keeps the stored one, null clears it) */
+                            password?: string | null;
+                            /** Format: email */
+                            from: string;
+                            to: string[];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertTarget"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/targets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an alert target */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertTarget"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Remove an alert target (its deliveries stay, naming it)
+         * @description A rule left with no target by this is disabled rather than turned into "every target".
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change an alert target (its kind stays)
+         * @description The environment target (ALERT_URL) is 409 SET_BY_ENVIRONMENT.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        enabled?: boolean;
+                        /** @description some of the kind's fields: those left out keep their values (secrets too); null clears one */
+                        fields?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertTarget"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/alerts/targets/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test alert to a target now
+         * @description Answers the upstream's status and answer (ok: false when it refused or did not answer); nothing is recorded as a delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            /** @description the upstream's HTTP status or SMTP reply code; null when no answer came */
+                            status: number | null;
+                            /** @description what the upstream answered, or why nothing came */
+                            answer: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every alert rule, oldest (the default one) first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["AlertRule"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Add an alert rule
+         * @description Events are dotted names matched with * (service.*, device.new, *); the filter narrows by service, category and priority; an empty targets list is every target.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        events: string[];
+                        filter?: {
+                            service_ids?: string[];
+                            categories?: string[];
+                            min_priority?: number;
+                        };
+                        /** @description target ids; empty: every target */
+                        targets: string[];
+                        /** @description an unresolved problem (service.down ...) is sent again at this interval until it resolves */
+                        repeat_minutes?: number | null;
+                        /** @description nothing is sent in this daily window, except at or above the given priority */
+                        quiet_hours?: {
+                            /** @description HH:MM */
+                            from: string;
+                            /** @description HH:MM */
+                            to: string;
+                            /** @description an IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            except_priority_at_least?: number;
+                        } | null;
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertRule"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an alert rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertRule"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove an alert rule */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an alert rule */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        events?: string[];
+                        filter?: {
+                            service_ids?: string[];
+                            categories?: string[];
+                            min_priority?: number;
+                        };
+                        /** @description target ids; empty: every target */
+                        targets?: string[];
+                        /** @description an unresolved problem (service.down ...) is sent again at this interval until it resolves */
+                        repeat_minutes?: number | null;
+                        /** @description nothing is sent in this daily window, except at or above the given priority */
+                        quiet_hours?: {
+                            /** @description HH:MM */
+                            from: string;
+                            /** @description HH:MM */
+                            to: string;
+                            /** @description an IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            except_priority_at_least?: number;
+                        } | null;
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertRule"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/alerts/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What was sent where and what each target answered, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    status?: "queued" | "retrying" | "sent" | "failed" | "quiet";
+                    alert_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["AlertDelivery"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10738,7 +13010,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "APP_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -11264,7 +13536,8 @@ export interface components {
             id: string;
             name: string;
             category: string;
-            kind: "http" | "tcp";
+            /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
+            kind: "http" | "tcp" | "push";
             url: string | null;
             host: string | null;
             port: number | null;
@@ -11278,6 +13551,13 @@ export interface components {
                 set: boolean;
             };
             interval_s: number;
+            grace_s: number;
+            /** @description push: the heartbeat token, shown only in the answer that makes it (creating the service, or POST .../push-token); null elsewhere. Heartbeats go to /api/push/<token> or /api/ping/<token>. */
+            push_token: string | null;
+            /** @description push: the last heartbeat */
+            last_push_at: string | null;
+            /** @description push: a start waiting for its finish (healthchecks.io /start) */
+            push_started_at: string | null;
             timeout_ms: number;
             retries: number;
             enabled: boolean;
@@ -11286,6 +13566,8 @@ export interface components {
             icon_url: string | null;
             link: string | null;
             device_mac: string | null;
+            resource_id: string | null;
+            host_check: boolean;
             discovered: boolean;
             notes: string | null;
             /** @description http: scheme://host:port/path; tcp: tcp://host:port */
@@ -11298,6 +13580,49 @@ export interface components {
             message: string | null;
             /** @description share of checks that passed, in per cent; null without checks in the period */
             uptime_24h: number | null;
+            /** @description while down: the service whose outage alert covers this one (what it runs on, or depends on, is down) */
+            suppressed_by: string | null;
+            /** @description the maintenance window on now for this service, where one is */
+            maintenance: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MaintenanceWindow: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** Format: date-time */
+            starts_at: string;
+            ends_at: string | null;
+            rrule: string | null;
+            duration_minutes: number | null;
+            service_ids: string[];
+            resource_ids: string[];
+            notify_start_end: boolean;
+            /** @description whether the window (one of its occurrences) is on now */
+            active: boolean;
+            /** @description the occurrence on now */
+            current: {
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
+            /** @description the next occurrence to start, null when none is left */
+            next: {
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -11308,7 +13633,7 @@ export interface components {
             cards: {
                 id: string;
                 /** @enum {string} */
-                type: "clock" | "weather" | "host" | "speedtest" | "cluster" | "storage" | "backups" | "ai-usage" | "health" | "blank" | "flame" | "apps" | "bookmarks";
+                type: "clock" | "weather" | "host" | "speedtest" | "cluster" | "storage" | "backups" | "ai-usage" | "health" | "blank" | "flame" | "apps" | "bookmarks" | "custom";
                 size: number;
                 x: number;
                 y: number;
@@ -11342,6 +13667,23 @@ export interface components {
             schedule: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        HubBackupRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            state: "succeeded" | "failed";
+            trigger: "schedule" | "manual" | "command";
+            /** @description The archive in BACKUP_DIR */
+            file_name: string | null;
+            size_bytes: number | null;
+            duration_ms: number;
+            encrypted: boolean;
+            available: boolean;
+            error: string | null;
         };
         Message: {
             /** Format: uuid */
@@ -11435,6 +13777,84 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        AlertTarget: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description json only for the environment target with ALERT_FORMAT=json
+             * @enum {string}
+             */
+            kind: "ntfy" | "gotify" | "webhook" | "apprise" | "email" | "json";
+            enabled: boolean;
+            /** @description environment: ALERT_URL, changed there only */
+            source: "settings" | "environment";
+            /** @description secrets only as { set } */
+            fields: {
+                [key: string]: unknown;
+            };
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        AlertRule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            events: string[];
+            filter: {
+                service_ids?: string[];
+                categories?: string[];
+                min_priority?: number;
+            };
+            /** @description target ids; empty: every target */
+            targets: string[];
+            /** @description an unresolved problem (service.down ...) is sent again at this interval until it resolves */
+            repeat_minutes: number | null;
+            /** @description nothing is sent in this daily window, except at or above the given priority */
+            quiet_hours: {
+                /** @description HH:MM */
+                from: string;
+                /** @description HH:MM */
+                to: string;
+                /** @description an IANA time zone, e.g. Europe/Berlin */
+                timezone: string;
+                except_priority_at_least?: number;
+            } | null;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AlertDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            alert_id: string;
+            event: string;
+            title: string;
+            priority: number;
+            rule_id: string | null;
+            /** @description null once the target is deleted */
+            target_id: string | null;
+            target_name: string;
+            target_kind: string;
+            /** @description 0 for the first sending, then 1, 2 ... for repeats */
+            repeat: number;
+            /**
+             * @description quiet: held back by quiet hours, never sent
+             * @enum {string}
+             */
+            status: "queued" | "retrying" | "sent" | "failed" | "quiet";
+            attempts: number;
+            answer_status: number | null;
+            answer: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            sent_at: string | null;
         };
         PageNode: {
             /** Format: uuid */
@@ -11614,14 +14034,19 @@ export type SchemaSessionState = components['schemas']['SessionState'];
 export type SchemaBrowserSession = components['schemas']['BrowserSession'];
 export type SchemaDevice = components['schemas']['Device'];
 export type SchemaService = components['schemas']['Service'];
+export type SchemaMaintenanceWindow = components['schemas']['MaintenanceWindow'];
 export type SchemaDashboardLayout = components['schemas']['DashboardLayout'];
 export type SchemaBackupRun = components['schemas']['BackupRun'];
+export type SchemaHubBackupRun = components['schemas']['HubBackupRun'];
 export type SchemaMessage = components['schemas']['Message'];
 export type SchemaPendingAction = components['schemas']['PendingAction'];
 export type SchemaIntegrationTest = components['schemas']['IntegrationTest'];
 export type SchemaIntegration = components['schemas']['Integration'];
 export type SchemaApp = components['schemas']['App'];
 export type SchemaBoard = components['schemas']['Board'];
+export type SchemaAlertTarget = components['schemas']['AlertTarget'];
+export type SchemaAlertRule = components['schemas']['AlertRule'];
+export type SchemaAlertDelivery = components['schemas']['AlertDelivery'];
 export type SchemaPageNode = components['schemas']['PageNode'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];

@@ -1,8 +1,8 @@
 // An integration the environment sets is tested in place like a stored one: the test button (a POST without a body)
 // tries the settings in force, and its outcome is kept and shown as last_test, without storing a settings row.
 import t from 'tap';
-import { fakeShlink, shlinkKey } from '../dashboard/fakes.ts';
 import { testApp } from '../../helpers/app.ts';
+import { fakeShlink, shlinkKey } from '../dashboard/fakes.ts';
 
 const shlink = await fakeShlink(t);
 
