@@ -53,6 +53,9 @@ export const publicRoutes: readonly string[] = [
   'GET /',
   'GET /*',
   'GET /assets/*',
+  'GET /app-icons/:file',
+  'GET /manifest.webmanifest',
+  'GET /sw.js',
   // Checks the owner token or METRICS_TOKEN itself (a scraper holds only the latter).
   'GET /api/metrics',
   // Heartbeats of push services: the token in the path is the credential (domains/health/push-routes.ts).

@@ -1,7 +1,9 @@
 // The owner's dashboard (web/, built by Vite into web/dist): hashed assets under /assets/ cached for a year,
 // index.html for every other path outside /api (the app routes in the browser), never cached. The theme's palette
 // is written into index.html as CSS variables, so the first paint already has the owner's colours; the strict CSP
-// allows that one inline style by its hash and no inline script at all.
+// allows that one inline style by its hash and no inline script at all. The app installs on a phone or desktop:
+// /manifest.webmanifest (in the palette's colours, with a share target into Capture), the app icons under
+// /app-icons/ and a service worker, /sw.js, that keeps the shell for offline use and never touches /api.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -54,6 +56,44 @@ function securityHeaders(reply: FastifyReply, csp: string): void {
   reply.header('x-frame-options', 'DENY');
 }
 
+/** The web app manifest: how the installed app looks and opens, and what a phone's share sheet sends it. */
+export function webManifest(palette: Record<string, string>) {
+  const colour = (name: string, fallback: string) =>
+    hexColour.test(palette[name] ?? '') ? palette[name] : fallback;
+  const icon = (file: string, size: number, purpose: 'any' | 'maskable') => ({
+    src: `/app-icons/${file}`,
+    sizes: `${size}x${size}`,
+    type: 'image/png',
+    purpose,
+  });
+  return {
+    name: 'Ops Hub',
+    short_name: 'Hub',
+    description: 'Knowledge and home-lab operations in one place',
+    id: '/',
+    start_url: '/',
+    scope: '/',
+    display: 'standalone',
+    theme_color: colour('surface', '#171a21'),
+    background_color: colour('background', '#0f1115'),
+    icons: [
+      icon('192.png', 192, 'any'),
+      icon('512.png', 512, 'any'),
+      icon('maskable-192.png', 192, 'maskable'),
+      icon('maskable-512.png', 512, 'maskable'),
+    ],
+    shortcuts: [
+      { name: 'Capture', url: '/capture', icons: [icon('192.png', 192, 'any')] },
+      { name: 'Search', url: '/?search=1', icons: [icon('192.png', 192, 'any')] },
+      { name: 'Services', url: '/services', icons: [icon('192.png', 192, 'any')] },
+    ],
+    // A link shared from another app opens Capture with it, ready to capture with one tap.
+    share_target: { action: '/capture', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } },
+  };
+}
+
+const appIcons = ['192.png', '512.png', 'maskable-192.png', 'maskable-512.png', 'apple-touch-icon.png'];
+
 /** Assets embed nothing inline: their policy allows no inline style at all. */
 const assetsCsp = "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'";
 
@@ -84,6 +124,44 @@ export default fp<WebOptions>(
           },
         });
 
+        // The installed app's icons (web/public/app-icons/): the few files the manifest names, nothing else.
+        open.get<{ Params: { file: string } }>(
+          '/app-icons/:file',
+          { schema: { hide: true } },
+          async (request, reply) => {
+            const { file } = request.params;
+            if (!appIcons.includes(file)) return reply.callNotFound();
+            const bytes = await readFile(path.join(dist, 'app-icons', file)).catch(() => null);
+            if (bytes === null) throw hubError('WEB_APP_NOT_BUILT');
+            return reply
+              .header('cache-control', 'public, max-age=86400')
+              .header('content-security-policy', assetsCsp)
+              .header('x-content-type-options', 'nosniff')
+              .type('image/png')
+              .send(bytes);
+          },
+        );
+
+        open.get('/manifest.webmanifest', { schema: { hide: true } }, async (_request, reply) =>
+          reply
+            .header('cache-control', 'no-cache')
+            .type('application/manifest+json')
+            .send(JSON.stringify(webManifest(await options.palette()))),
+        );
+
+        let worker: Buffer | null = null;
+        open.get('/sw.js', { schema: { hide: true } }, async (_request, reply) => {
+          worker ??= await readFile(path.join(dist, 'sw.js')).catch(() => null);
+          if (worker === null) throw hubError('WEB_APP_NOT_BUILT');
+          // Browsers check for a new worker on every visit; no-cache makes that check reach the hub.
+          return reply
+            .header('cache-control', 'no-cache')
+            .header('content-security-policy', assetsCsp)
+            .header('x-content-type-options', 'nosniff')
+            .type('text/javascript; charset=utf-8')
+            .send(worker);
+        });
+
         const maxParamLength = app.initialConfig.maxParamLength ?? 100;
         const serveIndex = async (url: string, reply: FastifyReply) => {
           if (url === '/api' || url.startsWith('/api/')) {
@@ -94,9 +172,14 @@ export default fp<WebOptions>(
             }
             return reply.callNotFound();
           }
-          const css = paletteCss(await options.palette());
+          const palette = await options.palette();
+          const css = paletteCss(palette);
           const hash = `sha256-${createHash('sha256').update(css).digest('base64')}`;
-          const html = (await indexTemplate()).replace(placeholder, `<style>${css}</style>`);
+          const theme = webManifest(palette).theme_color;
+          const html = (await indexTemplate()).replace(
+            placeholder,
+            `<meta name="theme-color" content="${theme}" /><style>${css}</style>`,
+          );
           securityHeaders(reply, contentSecurityPolicy(hash));
           return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
         };

@@ -46,13 +46,22 @@ export interface Session {
   problems: string[];
 }
 
+export interface BrowserOptions {
+  /** Problems that are part of the test, not failures. */
+  expected?: RegExp[];
+  viewport?: { width: number; height: number };
+  /** The hub's service worker is blocked unless a test is about it: it would answer requests a test routes. */
+  serviceWorkers?: 'allow' | 'block';
+}
+
 /** Chromium on a fresh profile, one page, recording every problem; closed at teardown. */
-export async function openBrowser(t: Teardown, options: { expected?: RegExp[] } = {}): Promise<Session> {
+export async function openBrowser(t: Teardown, options: BrowserOptions = {}): Promise<Session> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     args: chromiumArgs,
-    viewport: { width: 1360, height: 860 },
+    viewport: options.viewport ?? { width: 1360, height: 860 },
+    serviceWorkers: options.serviceWorkers ?? 'block',
     headless: true,
   });
   const browser = context.browser() as Browser;

@@ -124,10 +124,54 @@ async function signOut() {
   session.value = { signed_in: false, via: null, expires_at: null };
 }
 
+/** The screens' links, search and sign-out: the sidebar on a wide screen, the drawer on a phone. */
+function Navigation({ current }: { current: Screen }) {
+  return (
+    <div class="sidebar-inner">
+      <div class="brand">
+        <span class="brand-mark" aria-hidden="true" />
+        Ops Hub
+      </div>
+      <ul>
+        {screens.map((item) => (
+          <li key={item.path}>
+            <a href={item.path} aria-current={item === current ? 'page' : undefined}>
+              <Icon name={item.icon} />
+              {item.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+      <div class="sidebar-foot">
+        <button type="button" class="search-button" onClick={() => (searchOpen.value = true)}>
+          <Icon name="search" />
+          Search
+          <kbd>Ctrl K</kbd>
+        </button>
+        {session.value?.via === 'session' && (
+          <button type="button" class="ghost" onClick={signOut}>
+            <Icon name="logout" />
+            Sign out
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
 function Shell() {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const screen = screenFor(path);
   const loading = useSignal(false);
+  const drawer = useSignal(false);
+  // The installed app's Search shortcut opens `/?search=1`.
+  useEffect(() => {
+    if (query.search === '1') searchOpen.value = true;
+  }, []);
+  // Opening search from the drawer (or moving to another screen by any way) closes it.
+  useEffect(() => {
+    drawer.value = false;
+  }, [path, searchOpen.value]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
@@ -143,37 +187,44 @@ function Shell() {
   }, [screen.label]);
   return (
     <div class="shell">
+      {/* Below 760 px the sidebar gives way to a top bar whose menu button opens the same navigation as a drawer. */}
+      <header class="topbar">
+        <button
+          type="button"
+          class="ghost icon-button"
+          aria-label="Menu"
+          aria-expanded={drawer.value}
+          onClick={() => (drawer.value = true)}
+        >
+          <Icon name="menu" size={22} />
+        </button>
+        <span class="topbar-title">{screen.label}</span>
+        <button
+          type="button"
+          class="ghost icon-button"
+          aria-label="Search"
+          onClick={() => (searchOpen.value = true)}
+        >
+          <Icon name="search" size={20} />
+        </button>
+      </header>
       <nav class="sidebar" aria-label="Main">
-        <div class="sidebar-inner">
-          <div class="brand">
-            <span class="brand-mark" aria-hidden="true" />
-            Ops Hub
-          </div>
-          <ul>
-            {screens.map((item) => (
-              <li key={item.path}>
-                <a href={item.path} aria-current={item === screen ? 'page' : undefined}>
-                  <Icon name={item.icon} />
-                  {item.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-          <div class="sidebar-foot">
-            <button type="button" class="search-button" onClick={() => (searchOpen.value = true)}>
-              <Icon name="search" />
-              Search
-              <kbd>Ctrl K</kbd>
-            </button>
-            {session.value?.via === 'session' && (
-              <button type="button" class="ghost" onClick={signOut}>
-                <Icon name="logout" />
-                Sign out
-              </button>
-            )}
-          </div>
-        </div>
+        <Navigation current={screen} />
       </nav>
+      {drawer.value && (
+        <Dialog label="Navigation" class="drawer" onClose={() => (drawer.value = false)}>
+          {/* A link followed from the drawer closes it, the current screen's own link too. */}
+          {/* biome-ignore lint/a11y/useKeyWithClickEvents: the links inside take the keyboard; this only hears their clicks */}
+          <nav
+            aria-label="Main"
+            onClick={(event) => {
+              if ((event.target as Element).closest('a')) drawer.value = false;
+            }}
+          >
+            <Navigation current={screen} />
+          </nav>
+        </Dialog>
+      )}
       <main class="content" id="main" aria-busy={loading.value}>
         <Failsafe at={screen.path}>
           <Router onLoadStart={() => (loading.value = true)} onLoadEnd={() => (loading.value = false)}>
@@ -226,18 +277,53 @@ export function App() {
   return <OwnerApp />;
 }
 
+/** Shown when the hub cannot be asked who is signed in: offline, with the shell served by the service worker. */
+function Unreachable({ retry }: { retry: () => void }) {
+  return (
+    <main class="content">
+      <section class="panel failure" role="alert" aria-labelledby="unreachable-title">
+        <h1 id="unreachable-title">The hub cannot be reached</h1>
+        <p class="muted">
+          This device is offline or the hub is not answering. Nothing is lost; try again soon.
+        </p>
+        <div>
+          <button type="button" class="primary" onClick={retry}>
+            <Icon name="refresh" size={15} /> Try again
+          </button>
+        </div>
+      </section>
+    </main>
+  );
+}
+
 function OwnerApp() {
-  useEffect(() => {
-    ok(api.GET('/api/session')).then((state) => {
-      session.value = state;
-    }, failed);
-  }, []);
+  const unreachable = useSignal(false);
+  const askSession = () => {
+    unreachable.value = false;
+    ok(api.GET('/api/session')).then(
+      (state) => {
+        session.value = state;
+      },
+      (error) => {
+        // No answer at all (a network failure) is the device being offline, not a mistake to toast.
+        if (error instanceof TypeError) unreachable.value = true;
+        else failed(error);
+      },
+    );
+  };
+  useEffect(askSession, []);
   const state = session.value;
   return (
     <LocationProvider scope={appPaths}>
       {/* Holds the shell while a lazily loaded part outside the router (the search palette) arrives. */}
       <ErrorBoundary>
-        {state === null ? null : state.signed_in ? <Shell /> : <SignIn />}
+        {state === null ? (
+          unreachable.value && <Unreachable retry={askSession} />
+        ) : state.signed_in ? (
+          <Shell />
+        ) : (
+          <SignIn />
+        )}
         <Toasts />
       </ErrorBoundary>
     </LocationProvider>

@@ -22,6 +22,7 @@ const paths = {
   monitor: 'M2 3h20v14H2zM8 21h8M12 17v4',
   activity: 'M22 12h-4l-3 9L9 3l-3 9H2',
   chat: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
+  menu: 'M3 6h18M3 12h18M3 18h18',
   drag: 'M9 5h.01M9 12h.01M9 19h.01M15 5h.01M15 12h.01M15 19h.01',
 } as const;
 

@@ -1,6 +1,10 @@
 // Capture: paste a URL or drop files; the inbox of captured links and uploaded files with each one's state and
-// error, retry for failed ones, and a link to the document each produced.
+// error, retry for failed ones, and a link to the document each produced. A link arrives ready to capture from a
+// phone's share sheet (`/capture?url=&title=&text=`, the manifest's share target) and from the bookmarklet, whose
+// small window (`&popup=1`) captures at once with the owner's session and closes itself.
 import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, formBody, ok } from '../../client.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { Table } from '../../components/Table.tsx';
@@ -23,23 +27,47 @@ const originLabel: Record<CaptureItem['origin'], string> = {
   upload: 'upload',
 };
 
+/** The link a share or the bookmarklet sent: its `url`, else the first web address in its text. */
+function sharedLink(query: Record<string, string>): string {
+  if (query.url?.trim()) return query.url.trim();
+  return /https?:\/\/[^\s<>"]+/.exec(query.text ?? '')?.[0] ?? '';
+}
+
+/** The bookmarklet: it sends the page's address, title and selected text to this hub's Capture, in a small window. */
+function bookmarklet(origin: string): string {
+  const open =
+    `window.open('${origin}/capture?popup=1&url='+encodeURIComponent(location.href)` +
+    "+'&title='+encodeURIComponent(document.title)+'&text='+encodeURIComponent(String(getSelection()))" +
+    ",'ops-hub-capture','width=420,height=360')";
+  return `javascript:(()=>{${open}})()`;
+}
+
 export default function Capture() {
-  const url = useSignal('');
+  const { query } = useLocation();
+  const popup = query.popup === '1';
+  const url = useSignal(sharedLink(query));
+  const sharedTitle = query.title?.trim().slice(0, 500) || undefined;
   const dragging = useSignal(false);
   const busy = useSignal(false);
   const inbox = useData(() => ok(api.GET('/api/captures', { params: { query: { limit: 50 } } })), [], {
     every: 3000,
   });
 
-  async function captureUrl(event: Event) {
-    event.preventDefault();
+  async function captureUrl(event?: Event) {
+    event?.preventDefault();
     busy.value = true;
     try {
+      const link = url.value.trim();
+      const title = link === sharedLink(query) ? sharedTitle : undefined;
       await ok(
-        api.POST('/api/capture', { body: { url: url.value.trim(), idempotency_key: crypto.randomUUID() } }),
+        api.POST('/api/capture', { body: { url: link, title, idempotency_key: crypto.randomUUID() } }),
       );
       url.value = '';
       toast('Captured: the page is being fetched', 'success');
+      if (popup) {
+        window.close();
+        return;
+      }
       await inbox.reload();
     } catch (error) {
       failed(error);
@@ -68,6 +96,11 @@ export default function Capture() {
     );
     await inbox.reload();
   }
+
+  // The bookmarklet's window captures at once: the owner already chose the page by clicking it.
+  useEffect(() => {
+    if (popup && url.value) captureUrl();
+  }, []);
 
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the whole screen takes dropped files; the keyboard has the file input
@@ -107,11 +140,19 @@ export default function Capture() {
               required
             />
           </label>
+          {sharedTitle && url.value === sharedLink(query) && <p class="muted small">Shared: {sharedTitle}</p>}
           <div>
             <button type="submit" class="primary" disabled={busy.value}>
               Capture
             </button>
           </div>
+          <p class="muted small">
+            From any page of a desktop browser: drag{' '}
+            <a class="bookmarklet" href={bookmarklet(location.origin)} onClick={(e) => e.preventDefault()}>
+              Capture to Ops Hub
+            </a>{' '}
+            to the bookmarks bar, then click it on the page to keep.
+          </p>
         </form>
         <label class="panel dropzone">
           <Icon name="inbox" size={28} />
