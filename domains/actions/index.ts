@@ -40,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             app.hub.actions,
             request.principal as Principal,
             request.body,
-            { config: app.config, log: request.log },
+            { config: app.config },
           );
           if (outcome.started)
             return reply.status(202).send({ job_id: outcome.job_id, task: outcome.task, status: 'queued' });

@@ -3,7 +3,6 @@
 
 import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
-import type { DeliveryLog } from '../../lib/notify.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import type { RunnableAction } from '../../worker/contract.ts';
@@ -53,7 +52,7 @@ export async function runAction(
   principal: Principal,
   body: RunAction,
   /** Where approval.waiting goes when an agent's run becomes a pending action. */
-  alerts?: { config: Pick<Config, 'alerts' | 'assistant'>; log: DeliveryLog },
+  alerts?: { config: Pick<Config, 'alerts' | 'assistant'> },
 ): Promise<ActionOutcome> {
   const { action, payload } = actionPayload(actions, body);
   const task = action.task.name;
@@ -64,16 +63,11 @@ export async function runAction(
       agent_id: principal.agentId,
     });
     if (alerts) {
-      await raiseApprovalWaiting(
-        sql,
-        alerts.config,
-        {
-          target: { pending_action_id: pending.id },
-          summary: `agent ${principal.agentId} asks to run ${task}`,
-          agent_id: principal.agentId,
-        },
-        alerts.log,
-      );
+      await raiseApprovalWaiting(sql, alerts.config, {
+        target: { pending_action_id: pending.id },
+        summary: `agent ${principal.agentId} asks to run ${task}`,
+        agent_id: principal.agentId,
+      });
     }
     return { started: false, action: pending };
   }

@@ -28,7 +28,7 @@ export const actionTools: Tool[] = [
         ctx.actions,
         ctx.principal,
         args,
-        ctx.env.config ? { config: ctx.env.config, log: { warn: () => undefined } } : undefined,
+        ctx.env.config ? { config: ctx.env.config } : undefined,
       );
       return outcome.started
         ? { job_id: outcome.job_id, status: 'queued' }

@@ -40,7 +40,8 @@ export interface RaisedAlert extends Alert {
 }
 
 export interface AlertDeps {
-  config: Config;
+  /** Routing needs only the environment's target (ALERT_URL). */
+  config: Pick<Config, 'alerts'>;
 }
 
 export interface Raised {

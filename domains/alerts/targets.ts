@@ -29,7 +29,7 @@ export interface OpenTarget {
 const place = (id: string, field: string) => ({ kind: `alert-target:${id}`, field });
 const secretFields = (kind: TargetKind) => kinds[kind].secrets as readonly string[];
 
-export function environmentTarget(config: Config): OpenTarget | null {
+export function environmentTarget(config: Pick<Config, 'alerts'>): OpenTarget | null {
   const { url, format, token } = config.alerts;
   if (!url) return null;
   return {
@@ -211,7 +211,10 @@ export interface RoutableTarget {
 }
 
 /** Every target an alert can go to: the environment's and the enabled stored ones. */
-export async function routableTargets(deps: TargetDeps): Promise<RoutableTarget[]> {
+export async function routableTargets(deps: {
+  sql: Db;
+  config: Pick<Config, 'alerts'>;
+}): Promise<RoutableTarget[]> {
   const environment = environmentTarget(deps.config);
   const rows = await listTargetRows(deps.sql);
   return [

@@ -4,9 +4,10 @@
 // once before it expires (approvals.token_hours, 24 by default); using either spends both.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config/index.ts';
-import { type DeliveryLog, notify } from '../../lib/notify.ts';
 import { hashToken } from '../../lib/secrets.ts';
 import type { Db } from '../../plugins/db.ts';
+import { raiseAlert } from '../alerts/raise.ts';
+import type { AlertAction } from '../alerts/send.ts';
 import { readSetting } from '../settings/registry.ts';
 import { approvalBaseUrlSetting, approvalTokenHoursSetting } from './setting.ts';
 import {
@@ -56,15 +57,13 @@ export async function raiseApprovalWaiting(
   sql: Db,
   config: Pick<Config, 'alerts' | 'assistant'>,
   waiting: Waiting,
-  log: DeliveryLog,
 ): Promise<void> {
-  if (!config.alerts.url) return;
   const base = ((await readSetting(sql, approvalBaseUrlSetting)) ?? config.assistant.hubUrl)?.replace(
     /\/+$/,
     '',
   );
   const kind = waiting.target.pending_change_id ? 'pending change' : 'pending action';
-  let links: Record<string, unknown> = {};
+  let links: { link?: string; actions?: AlertAction[] } = {};
   if (base) {
     await pruneApprovalTokens(sql);
     const tokens = await mintApprovalTokens(
@@ -72,28 +71,29 @@ export async function raiseApprovalWaiting(
       waiting.target,
       await readSetting(sql, approvalTokenHoursSetting),
     );
-    const button = (label: string, decision: Decision) => ({
+    const button = (label: string, decision: Decision): AlertAction => ({
       action: 'http',
       label,
       url: `${base}/api/approvals/${tokens[decision]}`,
       method: 'POST',
-      clear: true,
     });
     links = {
       link: `${base}/approvals`,
       actions: [button('Approve', 'approve'), button('Reject', 'reject')],
     };
   }
-  notify(
-    config.alerts,
+  await raiseAlert(
+    sql,
+    { config },
     {
       event: 'approval.waiting',
       title: 'Approval waiting',
       message: `A ${kind} waits for your decision: ${waiting.summary}`,
       tags: ['hourglass', 'approval-waiting'],
       priority: 4,
+      link: links.link ?? '/approvals',
+      actions: links.actions,
       data: { ...waiting.target, agent_id: waiting.agent_id, summary: waiting.summary, ...links },
     },
-    log,
   );
 }

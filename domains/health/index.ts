@@ -18,7 +18,6 @@
 // The dashboard's service health card gets the enabled services grouped by category, as GET /api/health/services
 // answers them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { bodyOptional } from '../../lib/input.ts';

@@ -130,7 +130,7 @@ function downAlert(root: OutageService, affected: OutageService[]): RaisedAlert 
 }
 
 function upAlert(root: OutageService, back: OutageService[], downFor: number | null): RaisedAlert {
-  const lasted = downFor === null ? '' : ` after ${duration(downFor)}`;
+  const lasted = downFor === null ? '' : ` after ${duration(downFor)} down`;
   const more = back.length ? `\nBack with it: ${back.map((s) => s.name).join(', ')}` : '';
   return {
     event: 'service.up',
@@ -148,6 +148,7 @@ function upAlert(root: OutageService, back: OutageService[], downFor: number | n
       state: 'up',
       reason: root.message,
       duration_s: downFor === null ? null : Math.round(downFor / 1000),
+      outage_seconds: downFor === null ? null : Math.round(downFor / 1000),
       affected: named(back),
       affected_count: back.length,
     },

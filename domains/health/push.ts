@@ -27,12 +27,6 @@ import {
   setPushToken,
 } from './store.ts';
 
-interface Log {
-  info(message: string): void;
-  warn(message: string): void;
-}
-const quiet: Log = { info: () => undefined, warn: () => undefined };
-
 /** A new heartbeat token: 32 random bytes, base64url (43 characters, safe in a URL path). */
 export function newPushToken(): string {
   return randomBytes(32).toString('base64url');

@@ -4,8 +4,9 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/index.ts';
-import { type Alert, type DeliveryLog, notify } from '../../lib/notify.ts';
+import type { Alert, DeliveryLog } from '../../lib/notify.ts';
 import type { Sql } from '../../plugins/db.ts';
+import { raiseAlert } from '../alerts/raise.ts';
 import { lastExpectedRun } from '../backups/staleness.ts';
 import { readSettingOrStoreDefault } from '../settings/registry.ts';
 import { writeArchive } from './archive.ts';
@@ -77,7 +78,8 @@ export async function runBackup(
       encrypted,
       error: message,
     }).catch(() => undefined);
-    notify(config.alerts, failedAlert(message, file), options.log);
+    // Recorded where it can be (the database may be why the backup failed); the failure itself is thrown on.
+    await raiseAlert(sql, { config }, failedAlert(message, file)).catch(() => undefined);
     throw error;
   }
 }
@@ -108,8 +110,9 @@ export async function checkStale(sql: Sql, config: Config, now: Date, log: Deliv
   const [lastSuccess, installed] = await Promise.all([lastSuccessfulRun(sql), installedAt(sql)]);
   if (!installed || installed > expected) return false;
   if (lastSuccess && lastSuccess >= expected) return false;
-  notify(
-    config.alerts,
+  await raiseAlert(
+    sql,
+    { config },
     {
       event: 'backup.stale',
       title: 'Backups of the hub are missing',
@@ -120,7 +123,6 @@ export async function checkStale(sql: Sql, config: Config, now: Date, log: Deliv
       priority: 4,
       data: { last_success_at: lastSuccess?.toISOString() ?? null, expected_at: expected.toISOString() },
     },
-    log,
   );
   return true;
 }

@@ -1,8 +1,9 @@
 // maintenance.announce, every minute: for each window with notify_start_end, raises maintenance.started when one of
 // its occurrences has begun and maintenance.ended once it is over. The occurrence announced is kept on the window
 // (announced_start), so each start and end is raised once, even with two runs at once.
-import { type DeliveryLog, notify } from '../../lib/notify.ts';
+import type { DeliveryLog } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
+import { raiseAlert } from '../alerts/raise.ts';
 import { announceMaintenanceTask } from './schema.ts';
 import { listWindows, markAnnounced, servicesOnResources, type WindowRow } from './store.ts';
 import { occurrenceAt } from './windows.ts';
@@ -20,7 +21,9 @@ async function alertOf(deps: JobDeps, window: WindowRow, event: 'started' | 'end
           `${affected.length} service(s) raise no alerts meanwhile.`
         : `${window.title} has ended; alerts of its ${affected.length} service(s) resume.`,
     tags: ['construction', `maintenance-${event}`],
-    priority: 3,
+    // The owner asked for these (notify_start_end): at the default rule's priority, so they are sent.
+    priority: 4,
+    link: '/services',
     data: { maintenance_id: window.id, title: window.title, affected_service_ids: affected },
   };
 }
@@ -34,13 +37,13 @@ export async function announceMaintenance(deps: JobDeps, log: DeliveryLog, now: 
     const announced = window.announced_start;
     if (announced && announced.getTime() !== occurrence?.starts_at.getTime()) {
       if (await markAnnounced(deps.sql, window.id, announced, null)) {
-        notify(deps.config.alerts, await alertOf(deps, window, 'ended', null), log);
+        await raiseAlert(deps.sql, deps, await alertOf(deps, window, 'ended', null));
         raised++;
       }
     }
     if (occurrence && announced?.getTime() !== occurrence.starts_at.getTime()) {
       if (await markAnnounced(deps.sql, window.id, null, occurrence.starts_at)) {
-        notify(deps.config.alerts, await alertOf(deps, window, 'started', occurrence.ends_at), log);
+        await raiseAlert(deps.sql, deps, await alertOf(deps, window, 'started', occurrence.ends_at));
         raised++;
       }
     }

@@ -145,22 +145,14 @@ export async function proposeChange(
   })) as PendingChangeRow;
   if (env.config) {
     const what = `${change.action} ${change.entity_type}${change.entity_id ? ` ${change.entity_id}` : ''}`;
-    await raiseApprovalWaiting(
-      sql,
-      env.config,
-      {
-        target: { pending_change_id: change.id },
-        summary: `agent ${change.agent_id} proposes to ${what}`,
-        agent_id: change.agent_id,
-      },
-      quietLog,
-    );
+    await raiseApprovalWaiting(sql, env.config, {
+      target: { pending_change_id: change.id },
+      summary: `agent ${change.agent_id} proposes to ${what}`,
+      agent_id: change.agent_id,
+    });
   }
   return change;
 }
-
-// Delivery failures of approval.waiting are retried and then dropped: the change waits in the web app regardless.
-const quietLog = { warn: () => undefined };
 
 function dataDirOf(config: Config | undefined): string {
   // Every path that carries a file passes the configuration; a caller that forgot it is a bug.

@@ -1,4 +1,6 @@
 // A real HTTP receiver on loopback standing in for ALERT_URL (JSON alerts): it keeps each alert's body, parsed.
+import type { Sql } from '../../plugins/db.ts';
+import { until } from './process.ts';
 import { startUpstream } from './upstream.ts';
 
 interface Teardown {
@@ -37,4 +39,16 @@ export async function startFlakyServer(t: Teardown) {
     else response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
   return { url: upstream.url, failing };
+}
+
+/**
+ * Waits until every alert delivery queued so far was sent or given up: the app's worker (`testApp(t, { worker:
+ * true })`) sends them in their own jobs.
+ */
+export async function alertsDelivered(sql: Sql): Promise<void> {
+  await until('the queued alert deliveries to be sent', async () => {
+    const [pending] = await sql<{ n: number }[]>`
+      select count(*)::int as n from alert_deliveries where status in ('queued', 'retrying')`;
+    return pending.n === 0 ? true : undefined;
+  });
 }

@@ -89,6 +89,8 @@ t.test('service.down opens a problem; service.up resolves it and says how long i
 
   // Back up after an outage that began ten minutes ago.
   await ta.sql`update monitored_services set since = now() - interval '10 minutes' where id = ${service.id}`;
+  await ta.sql`
+    update health_events set at = now() - interval '10 minutes' where service_id = ${service.id} and to_state = 'down'`;
   healthy = true;
   await checkServices(deps, { ids: [service.id] });
   const [up] = await alerts('service.up');

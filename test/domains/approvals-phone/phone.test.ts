@@ -3,12 +3,11 @@
 // approve, audited as owner:phone. Replayed, spent, expired, altered and unknown tokens are 401, and a token decides
 // only the change it was minted for. A pending action is approved the same way.
 import t from 'tap';
-import { alertsSettled } from '../../../lib/notify.ts';
-import { startAlertReceiver } from '../../helpers/alert-receiver.ts';
+import { alertsDelivered, startAlertReceiver } from '../../helpers/alert-receiver.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
 
 const receiver = await startAlertReceiver(t);
-const ta = await testApp(t, { env: { ALERT_URL: receiver.url } });
+const ta = await testApp(t, { worker: true, env: { ALERT_URL: receiver.url } });
 const base = 'http://127.0.0.1:8080';
 const setBase = await ta.asOwner({
   method: 'PUT',
@@ -34,7 +33,7 @@ async function propose(name: string) {
     payload: { name, kind: 'vm' },
   });
   if (proposed.statusCode !== 202) throw new Error(proposed.body);
-  await alertsSettled();
+  await alertsDelivered(ta.sql);
   const [alert] = receiver.alerts();
   const buttons = Object.fromEntries(
     ((alert.actions ?? []) as Button[]).map((button) => [button.label, button]),
@@ -119,7 +118,7 @@ t.test('a pending action is approved from the phone too', async (t) => {
     payload: { action: 'speedtest.run' },
   });
   t.equal(proposed.statusCode, 202);
-  await alertsSettled();
+  await alertsDelivered(ta.sql);
   const [alert] = receiver.alerts();
   t.match(alert, { event: 'approval.waiting', pending_action_id: proposed.json().action_id });
   const approve = (alert.actions as Button[]).find((button) => button.label === 'Approve') as Button;

@@ -6,13 +6,12 @@ import t from 'tap';
 import { checkServices } from '../../../domains/health/jobs.ts';
 import { outageRoots } from '../../../domains/health/outage.ts';
 import type { OutageService } from '../../../domains/health/store.ts';
-import { alertsSettled } from '../../../lib/notify.ts';
-import { startAlertReceiver, startFlakyServer } from '../../helpers/alert-receiver.ts';
+import { alertsDelivered, startAlertReceiver, startFlakyServer } from '../../helpers/alert-receiver.ts';
 import { testApp } from '../../helpers/app.ts';
 
 const receiver = await startAlertReceiver(t);
 const web = await startFlakyServer(t);
-const ta = await testApp(t, { env: { ALERT_URL: receiver.url } });
+const ta = await testApp(t, { worker: true, env: { ALERT_URL: receiver.url } });
 const deps = { sql: ta.sql, config: ta.config };
 
 async function post(url: string, payload: Record<string, unknown>) {
@@ -28,7 +27,7 @@ const service = (name: string, fields: Record<string, unknown>) =>
 async function round() {
   receiver.clear();
   await checkServices(deps, {});
-  await alertsSettled();
+  await alertsDelivered(ta.sql);
   return receiver.alerts();
 }
 

@@ -8,7 +8,7 @@ import { openArchive, writeArchive } from '../../../domains/hub-backup/archive.t
 import { restoreArchive } from '../../../domains/hub-backup/restore.ts';
 import { applyRetention, archivesToKeep } from '../../../domains/hub-backup/retention.ts';
 import { runBackup } from '../../../domains/hub-backup/run.ts';
-import { migrate } from '../../../lib/migrate.ts';
+import { listMigrations, migrate } from '../../../lib/migrate.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
 import { emptyDatabase, tempDir } from './helpers.ts';
 
@@ -72,7 +72,11 @@ t.test('an archive of an older migration restores, then the newer migrations run
     workDir: dir,
     log: (line) => lines.push(line),
   });
-  t.same(result.migrated, ['0026_data_safety', '0027_hub_backups']);
+  const newer = (await listMigrations())
+    .filter((migration) => migration.version > 25)
+    .map((migration) => path.basename(migration.file, '.sql'));
+  t.same(result.migrated, newer, 'every migration after the archive’s');
+  t.ok(newer.includes('0027_hub_backups'));
   const [space] = await target.sql<{ name: string }[]>`select name from spaces`;
   t.equal(space?.name, 'From before');
   const [{ count }] = await target.sql<

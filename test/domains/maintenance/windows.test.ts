@@ -6,14 +6,13 @@ import t from 'tap';
 import { checkServices } from '../../../domains/health/jobs.ts';
 import { announceMaintenance } from '../../../domains/maintenance/jobs.ts';
 import { maintenanceForStatusPage, occurrenceAt } from '../../../domains/maintenance/windows.ts';
-import { alertsSettled } from '../../../lib/notify.ts';
-import { startAlertReceiver, startFlakyServer } from '../../helpers/alert-receiver.ts';
+import { alertsDelivered, startAlertReceiver, startFlakyServer } from '../../helpers/alert-receiver.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
 import { absentId } from '../../helpers/routes.ts';
 
 const receiver = await startAlertReceiver(t);
 const web = await startFlakyServer(t);
-const ta = await testApp(t, { env: { ALERT_URL: receiver.url } });
+const ta = await testApp(t, { worker: true, env: { ALERT_URL: receiver.url } });
 const deps = { sql: ta.sql, config: ta.config };
 const quiet = { warn: () => undefined };
 
@@ -29,7 +28,7 @@ const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_0
 async function round(ids: string[]) {
   receiver.clear();
   await checkServices(deps, { ids });
-  await alertsSettled();
+  await alertsDelivered(ta.sql);
   return receiver.alerts();
 }
 const uptime = async (id: string) =>
@@ -231,7 +230,7 @@ t.test('notify_start_end raises maintenance.started and maintenance.ended once e
   t.equal(await announceMaintenance(deps, quiet), 0, 'a start is announced once');
   t.equal(await announceMaintenance(deps, quiet, new Date(Date.now() + 45 * 60_000)), 1);
   t.equal(await announceMaintenance(deps, quiet, new Date(Date.now() + 46 * 60_000)), 0);
-  await alertsSettled();
+  await alertsDelivered(ta.sql);
   t.match(receiver.alerts(), [
     { event: 'maintenance.started', maintenance_id: window.id, affected_service_ids: [nas.id] },
     { event: 'maintenance.ended', maintenance_id: window.id },
