@@ -15,7 +15,6 @@
 // The dashboard's service health card gets the enabled services grouped by category, as GET /api/health/services
 // answers them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { bodyOptional } from '../../lib/input.ts';
@@ -105,7 +104,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           schema: {
             tags,
             summary: 'Checks of a service and its uptime over 24 hours, 7 days and 30 days',
-            description: 'Results are kept for the health.retention_days setting (30 days by default).',
+            description: 'Results are kept for the health.retention_days setting (90 days by default).',
             params: IdParams,
             querystring: HistoryQuery,
             response: { 200: History, ...errors(400, 401, 403, 404) },
@@ -187,13 +186,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
-          // A replacement: credentials not sent (in url or basic_auth) are removed.
-          const { definition, credentials } = checkDefinition(request.body);
+          // A replacement: credentials (in url or basic_auth) and headers not sent are removed.
+          const { definition, credentials, headers } = checkDefinition(request.body);
           await assertIconRef(app.sql, request.body.icon);
           await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
-            await save(tx, request.params.id, { definition, credentials: credentials ?? null });
+            await save(tx, request.params.id, {
+              definition,
+              credentials: credentials ?? null,
+              headers: headers ?? null,
+            });
           });
           return found(app.sql, request.params.id);
         },

@@ -1,17 +1,18 @@
 // health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
 // passed) with bounded concurrency, keeps each result, moves states, records events and raises alerts in the
-// background. discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// background. discover.lan: the LAN sweep, its findings stored as disabled candidates. health.purge: results older
+// than the retention setting go, once a day.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
-// with an interval under a minute falls due again; results older than the retention setting are removed each run.
+// with an interval under a minute falls due again.
 import { type Alert, notify } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { readSetting } from '../settings/registry.ts';
-import { eachLimited, runCheck } from './checks.ts';
+import { type CheckOutcome, eachLimited, runCheck } from './checks.ts';
 import { sweep } from './discovery.ts';
-import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
+import { discoverLanTask, type HealthCheckPayload, healthCheckTask, healthPurgeTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
-import { alertFor, nextStanding } from './state.ts';
+import { type AlertKind, alertsFor, nextStanding, passedAs } from './state.ts';
 import {
   type DueService,
   nextDue,
@@ -28,37 +29,58 @@ interface Log {
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
 
-function alertOf(service: DueService, kind: 'down' | 'up', message: string): Alert {
-  const where = service.url ?? `${service.host}:${service.port}`;
-  return kind === 'down'
-    ? {
+function alertOf(service: DueService, kind: AlertKind, outcome: CheckOutcome): Alert {
+  const where = service.url ?? service.target;
+  const message = outcome.message;
+  const data = { service_id: service.id, service: service.name, category: service.category, reason: message };
+  switch (kind) {
+    case 'down':
+      return {
         event: 'service.down',
         title: `${service.name} is down`,
         message: `${service.name} (${service.category}) is down: ${message}\n${where}`,
         tags: ['red_circle', 'service-down'],
         priority: 4,
-        data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'down',
-          reason: message,
-        },
-      }
-    : {
+        data: { ...data, state: 'down' },
+      };
+    case 'up':
+      return {
         event: 'service.up',
         title: `${service.name} is back up`,
         message: `${service.name} (${service.category}) is up again: ${message}\n${where}`,
         tags: ['green_circle', 'service-up'],
         priority: 3,
+        data: { ...data, state: 'up' },
+      };
+    case 'degraded':
+      return {
+        event: 'service.degraded',
+        title: `${service.name} is slow`,
+        message:
+          `${service.name} (${service.category}) answered in ${outcome.latency_ms} ms, slower than ` +
+          `${service.slow_ms} ms: ${message}\n${where}`,
+        tags: ['orange_circle', 'service-degraded'],
+        priority: 3,
+        data: { ...data, state: 'degraded', latency_ms: outcome.latency_ms, slow_ms: service.slow_ms },
+      };
+    case 'expiring': {
+      const certificate = outcome.details?.certificate;
+      return {
+        event: 'certificate.expiring',
+        title: `${service.name}: certificate expires in ${certificate?.days_left} days`,
+        message: `The certificate of ${service.name} (${service.category}) ${message.replace(/^certificate /, '')}\n${where}`,
+        tags: ['warning', 'certificate-expiring'],
+        priority: 3,
         data: {
-          service_id: service.id,
-          service: service.name,
-          category: service.category,
-          state: 'up',
-          reason: message,
+          ...data,
+          state: 'warning',
+          not_after: certificate?.not_after,
+          days_left: certificate?.days_left,
+          subject: certificate?.subject,
         },
       };
+    }
+  }
 }
 
 export interface RoundSummary {
@@ -78,18 +100,22 @@ export async function checkServices(
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
+  const { pingCommand, caFile } = deps.config.health;
   await eachLimited(services, deps.config.health.checkConcurrency, async (service) => {
-    const outcome = await runCheck(service);
+    const outcome = await runCheck(service, { pingCommand, caFile });
+    const passed = passedAs(outcome, service.slow_ms);
     const recorded = await deps.sql.begin((tx) =>
-      recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, outcome.ok, service.retries)),
+      recordCheck(tx, service.id, outcome, (previous) => nextStanding(previous, passed, service.retries)),
     );
     if (!recorded) return; // Deleted meanwhile.
     summary.checked++;
-    if (recorded.to === 'up') summary.up++;
+    // Degraded and warning are up for counting (and for uptime): the check passed.
     if (recorded.to === 'down') summary.down++;
+    else if (passed) summary.up++;
     if (recorded.changed) summary.changed++;
-    const alert = alertFor(recorded.from, recorded.to);
-    if (alert) notify(deps.config.alerts, alertOf(service, alert, outcome.message), log);
+    for (const alert of alertsFor(recorded.from, recorded.to)) {
+      notify(deps.config.alerts, alertOf(service, alert, outcome), log);
+    }
   });
   summary.ms = Math.round(performance.now() - started);
   return summary;
@@ -116,7 +142,6 @@ export const healthTasks: DomainTask[] = [
       `health.check: ${summary.checked} checked (${summary.up} up, ${summary.down} down) in ${summary.ms} ms`,
     );
     if (!payload.due) return;
-    await pruneResults(deps.sql, await readSetting(deps.sql, healthRetentionSetting));
     // Services checked more often than once a minute: one follow-up run when the next falls due before the tick.
     const next = await nextDue(deps.sql);
     const tick = new Date();
@@ -136,10 +161,17 @@ export const healthTasks: DomainTask[] = [
   runs(discoverLanTask, (deps) => async (_payload, helpers) => {
     await discoverLan(deps, { info: (m) => helpers.logger.info(m), warn: (m) => helpers.logger.warn(m) });
   }),
+  runs(healthPurgeTask, (deps) => async (_payload, helpers) => {
+    const days = await readSetting(deps.sql, healthRetentionSetting);
+    const removed = await pruneResults(deps.sql, days);
+    if (removed > 0)
+      helpers.logger.info(`health.purge: removed ${removed} check results older than ${days} days`);
+  }),
 ];
 
 export const healthCron: DomainCron = (deps) => [
   cronItem({ id: 'health.check', task: healthCheckTask, schedule: '* * * * *', payload: { due: true } }),
+  cronItem({ id: 'health.purge', task: healthPurgeTask, schedule: '41 3 * * *', payload: {} }),
   ...(deps.config.discovery.schedule
     ? [
         cronItem({

@@ -12,10 +12,10 @@ export async function ensureHttpService(
   sql: Db,
   service: { name: string; category: string; url: string },
 ): Promise<{ id: string; created: boolean } | null> {
-  const { definition, credentials } = checkDefinition({ kind: 'http', ...service });
+  const { definition, ...secrets } = checkDefinition({ kind: 'http', ...service });
   const existing = await serviceWithTarget(sql, definition.target);
   if (existing) return existing.discovered ? null : { id: existing.id, created: false };
-  const id = await insertService(sql, definition, credentials ?? null);
+  const id = await insertService(sql, definition, secrets);
   if (!id) throw new Error(`a service checking ${definition.target} appeared meanwhile`);
   return { id, created: true };
 }

@@ -3,7 +3,7 @@
 import { hubError } from '../../lib/errors.ts';
 import type { Db } from '../../plugins/db.ts';
 import { iconUrl } from '../icons/icon-ref.ts';
-import type { CredentialsChange, Definition } from './definition.ts';
+import type { Definition, Secrets } from './definition.ts';
 import type { Service } from './schema.ts';
 import {
   type CandidateRow,
@@ -16,8 +16,13 @@ import {
 } from './store.ts';
 
 export function present(row: ServiceRow): Service {
-  const { failures: _failures, basic_auth_set, ...service } = row;
-  return { ...service, basic_auth: { set: basic_auth_set }, icon_url: iconUrl(row.icon) };
+  const { failures: _failures, basic_auth_set, header_names, ...service } = row;
+  return {
+    ...service,
+    basic_auth: { set: basic_auth_set },
+    headers: { set: header_names.length > 0, names: header_names },
+    icon_url: iconUrl(row.icon),
+  };
 }
 
 export function presentCandidate(row: CandidateRow) {
@@ -61,15 +66,15 @@ export async function found(sql: Db, id: string): Promise<Service> {
 export async function save(
   sql: Db,
   id: string | null,
-  { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
+  { definition, ...secrets }: { definition: Definition } & Secrets,
 ): Promise<string> {
   const taken = await serviceWithTarget(sql, definition.target, id);
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   if (id) {
-    await replaceService(sql, id, definition, credentials);
+    await replaceService(sql, id, definition, secrets);
     return id;
   }
-  const created = await insertService(sql, definition, credentials ?? null);
+  const created = await insertService(sql, definition, secrets);
   if (!created) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   return created;
 }
@@ -85,6 +90,8 @@ export function definitionFields(row: ServiceRow) {
     message: _m,
     failures: _f,
     basic_auth_set: _b,
+    header_names: _h,
+    details: _details,
     uptime_24h: _u,
     created_at: _ca,
     updated_at: _ua,

@@ -1,13 +1,17 @@
 import type { Db } from '../../plugins/db.ts';
 import type { CheckOutcome, CheckTarget } from './checks.ts';
-import type { BasicAuth, CredentialsChange, Definition } from './definition.ts';
-import type { ServiceState } from './schema.ts';
+import type { BasicAuth, Definition, Headers, Secrets } from './definition.ts';
+import type { Details, ServiceState } from './schema.ts';
 
 export interface ServiceRow extends Definition {
   id: string;
   /** Whether basic-auth credentials are stored (the credentials themselves are read only to run a check). */
   basic_auth_set: boolean;
+  /** The names of the request headers an http check sends (their values are read only to run a check). */
+  header_names: string[];
   discovered: boolean;
+  /** What the last check found beyond pass or fail. */
+  details: Details | null;
   state: ServiceState;
   latency_ms: number | null;
   checked_at: Date | null;
@@ -31,6 +35,15 @@ const definitionColumns = [
   'status_min',
   'status_max',
   'keyword',
+  'method',
+  'body',
+  'json_query',
+  'packets',
+  'dns_name',
+  'dns_type',
+  'expect',
+  'warn_days',
+  'slow_ms',
   'follow_redirects',
   'verify_tls',
   'interval_s',
@@ -54,13 +67,21 @@ const columns = [
   'checked_at',
   'since',
   'message',
+  'details',
   'failures',
   'created_at',
   'updated_at',
 ];
 
-function definitionOf(definition: Definition) {
-  return Object.fromEntries(definitionColumns.map((column) => [column, definition[column]]));
+function definitionOf(sql: Db, definition: Definition) {
+  return Object.fromEntries(
+    definitionColumns.map((column) => [
+      column,
+      column === 'json_query' && definition.json_query
+        ? sql.json({ ...definition.json_query })
+        : definition[column],
+    ]),
+  );
 }
 
 // A check's basic-auth credentials are written and read only through these two, and never selected for display:
@@ -72,13 +93,24 @@ function credentialColumns(credentials: BasicAuth | null) {
   };
 }
 
+/** The secret columns a write changes: those it names, the others left as stored. */
+function secretColumns(sql: Db, { credentials, headers }: Secrets) {
+  return {
+    ...(credentials === undefined ? {} : credentialColumns(credentials)),
+    ...(headers === undefined
+      ? {}
+      : { headers: headers && Object.keys(headers).length ? sql.json(headers) : null }),
+  };
+}
+
 function credentialsOf(row: { basic_auth_username: string | null; basic_auth_password: string | null }) {
   return row.basic_auth_username === null && row.basic_auth_password === null
     ? null
     : { username: row.basic_auth_username ?? '', password: row.basic_auth_password ?? '' };
 }
 
-const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set`;
+const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set,
+  coalesce(array(select jsonb_object_keys(s.headers) order by 1), '{}') as header_names`;
 
 // The share of passing checks in per cent over the last `period`, null without checks.
 const uptime = (sql: Db, period: string) => sql`(
@@ -125,29 +157,30 @@ export async function serviceWithTarget(sql: Db, target: string, exceptId: strin
 export async function insertService(
   sql: Db,
   definition: Definition,
-  credentials: BasicAuth | null,
+  secrets: Secrets,
 ): Promise<string | undefined> {
+  const values = {
+    ...definitionOf(sql, definition),
+    ...secretColumns(sql, { credentials: secrets.credentials ?? null, headers: secrets.headers ?? null }),
+  };
   const [row] = await sql<{ id: string }[]>`
-    insert into monitored_services ${sql({ ...definitionOf(definition), ...credentialColumns(credentials) })}
+    insert into monitored_services ${sql(values)}
     on conflict (target) do nothing
     returning id`;
   return row?.id;
 }
 
 /**
- * A new definition; a changed target (or a service turned off and on) starts its state afresh. Credentials left
- * undefined stay as they are.
+ * A new definition; a changed target (or a service turned off and on) starts its state afresh. Credentials and
+ * headers left undefined stay as they are.
  */
 export async function replaceService(
   sql: Db,
   id: string,
   definition: Definition,
-  credentials: CredentialsChange,
+  secrets: Secrets,
 ): Promise<void> {
-  const values = {
-    ...definitionOf(definition),
-    ...(credentials === undefined ? {} : credentialColumns(credentials)),
-  };
+  const values = { ...definitionOf(sql, definition), ...secretColumns(sql, secrets) };
   await sql`
     update monitored_services set ${sql(values)},
       state = case when target <> ${definition.target} or enabled <> ${definition.enabled} then 'pending'
@@ -164,7 +197,7 @@ export async function deleteService(sql: Db, id: string, discovered = false): Pr
 
 /** A service to check: what the check needs, and what names and schedules it. */
 export type DueService = CheckTarget &
-  Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target'>;
+  Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target' | 'slow_ms'>;
 
 /** Enabled services to check now: those named, or (due) those whose interval has passed, or all. */
 export async function servicesToCheck(
@@ -172,12 +205,14 @@ export async function servicesToCheck(
   filter: { ids?: string[]; due?: boolean },
 ): Promise<DueService[]> {
   const rows = await sql<
-    (Omit<DueService, 'basic_auth'> & {
+    (Omit<DueService, 'basic_auth' | 'headers'> & {
       basic_auth_username: string | null;
       basic_auth_password: string | null;
+      headers: Headers | null;
     })[]
   >`
-    select id, name, category, kind, url, host, port, status_min, status_max, keyword, follow_redirects, verify_tls,
+    select id, name, category, kind, url, host, port, status_min, status_max, keyword, method, headers, body,
+      json_query, packets, dns_name, dns_type, expect, warn_days, slow_ms, follow_redirects, verify_tls,
       timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_password
     from monitored_services
     where enabled
@@ -188,8 +223,9 @@ export async function servicesToCheck(
           : sql``
       }
     order by checked_at nulls first, id`;
-  return rows.map(({ basic_auth_username, basic_auth_password, ...service }) => ({
+  return rows.map(({ basic_auth_username, basic_auth_password, headers, ...service }) => ({
     ...service,
+    headers: headers ?? {},
     basic_auth: credentialsOf({ basic_auth_username, basic_auth_password }),
   }));
 }
@@ -223,12 +259,13 @@ export async function recordCheck(
   if (!current) return undefined;
   const standing = next(current);
   const changed = standing.state !== current.state;
+  const details = outcome.details ? sql.json(outcome.details as never) : null;
   await sql`
-    insert into health_results (service_id, ok, state, latency_ms, message)
-    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message})`;
+    insert into health_results (service_id, ok, state, latency_ms, message, details)
+    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message}, ${details})`;
   await sql`
     update monitored_services set state = ${standing.state}, failures = ${standing.failures},
-      latency_ms = ${outcome.latency_ms}, message = ${outcome.message}, checked_at = now(),
+      latency_ms = ${outcome.latency_ms}, message = ${outcome.message}, details = ${details}, checked_at = now(),
       since = case when ${changed} or since is null then now() else since end
     where id = ${id}`;
   if (changed) {
@@ -258,9 +295,10 @@ export async function checkHistory(
       state: ServiceState;
       latency_ms: number | null;
       message: string | null;
+      details: Details | null;
     }[]
   >`
-    select checked_at, ok, state, latency_ms, message from health_results
+    select checked_at, ok, state, latency_ms, message, details from health_results
     where service_id = ${id} ${since ? sql`and checked_at >= ${since}` : sql``}
     order by checked_at desc limit ${page.limit} offset ${page.offset}`;
   const [row] = await sql<{ d1: number | null; d7: number | null; d30: number | null }[]>`
@@ -315,7 +353,7 @@ export async function upsertCandidate(
 ): Promise<'added' | 'updated' | 'skipped'> {
   const [dismissed] = await sql`select 1 from health_dismissed where target = ${definition.target}`;
   if (dismissed) return 'skipped';
-  const values = definitionOf({ ...definition, enabled: false });
+  const values = definitionOf(sql, { ...definition, enabled: false });
   const [row] = await sql<{ added: boolean }[]>`
     insert into monitored_services ${sql({ ...values, discovered: true })}
     on conflict (target) do update set
