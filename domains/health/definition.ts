@@ -228,6 +228,11 @@ export function checkDefinition(
       invalid('send the credentials in url or in basic_auth, not both');
     }
     credentials = inUrl ?? sentCredentials;
+    // Header names are case-insensitive: kept (and shown) in lower case.
+    if (headers)
+      headers = Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+      );
     if (storedUrl !== null && URL.parse(storedUrl)?.origin !== url.origin) {
       // Kept credentials and headers go only to the origin they were given for.
       if (credentials === undefined) credentials = null;

@@ -257,7 +257,7 @@ export const ServiceGroups = Type.Object({
   groups: Type.Array(
     Type.Object({
       category: Type.String(),
-      healthy: Type.Integer({ description: 'enabled services that are up' }),
+      healthy: Type.Integer({ description: 'enabled services that are up (degraded and warning included)' }),
       total: Type.Integer({ description: 'enabled services' }),
       services: Type.Array(Type.Ref('Service')),
     }),

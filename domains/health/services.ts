@@ -50,7 +50,8 @@ export async function serviceGroups(sql: Db, filter: { category?: string; includ
     group.services.push(present(row));
     if (row.enabled) {
       group.total++;
-      if (row.state === 'up') group.healthy++;
+      // Slow (degraded) or with a certificate expiring soon (warning), a service still passes its check.
+      if (row.state === 'up' || row.state === 'degraded' || row.state === 'warning') group.healthy++;
     }
   }
   return { groups: [...groups.values()] };

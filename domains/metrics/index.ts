@@ -76,8 +76,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             // Degraded (slow) and warning (a certificate expiring soon) passed their check: up.
             const up = ['up', 'degraded', 'warning'].includes(service.state);
             if (up || service.state === 'down') serviceUp.set(labels, up ? 1 : 0);
-            if (up && service.latency_ms !== null)
-              serviceLatency.set(labels, service.latency_ms / 1000);
+            if (up && service.latency_ms !== null) serviceLatency.set(labels, service.latency_ms / 1000);
           }
           for (const row of snapshot.devices)
             devices.set({ status: row.status, present: String(row.present) }, row.count);

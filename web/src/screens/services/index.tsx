@@ -1,5 +1,5 @@
-// Services: health by category (state, latency, uptime over 24 hours), add and edit, and the candidates LAN
-// discovery found, to promote or dismiss.
+// Services: health by category (state, latency, uptime over 24 hours, a certificate's days left, a DNS answer), add
+// and edit every kind of check with its own fields, and the candidates LAN discovery found, to promote or dismiss.
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
@@ -10,21 +10,145 @@ import { failed, toast } from '../../state.ts';
 import type { Answer } from '../../types.ts';
 
 type Candidate = Answer<'/api/health/discovered'>['items'][number];
+type Service = Answer<'/api/health/services'>['groups'][number]['services'][number];
+type Kind = Service['kind'];
 
-const stateBadge: Record<string, string> = { up: 'success', down: 'danger', degraded: 'warning' };
+const stateBadge: Record<string, string> = {
+  up: 'success',
+  down: 'danger',
+  degraded: 'warning',
+  warning: 'warning',
+};
 
+const kinds: { kind: Kind; label: string }[] = [
+  { kind: 'http', label: 'HTTP(S)' },
+  { kind: 'tcp', label: 'TCP port' },
+  { kind: 'ping', label: 'Ping' },
+  { kind: 'dns', label: 'DNS' },
+  { kind: 'tls', label: 'TLS certificate' },
+];
+const dnsTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'PTR', 'SRV'] as const;
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The form's fields, as typed (numbers as text). */
 interface Draft {
   id?: string;
   name: string;
   category: string;
-  target: string;
+  kind: Kind;
+  url: string;
+  method: (typeof methods)[number];
+  keyword: string;
+  pointer: string;
+  expected: string;
+  body: string;
+  host: string;
+  port: string;
+  packets: string;
+  dns_name: string;
+  dns_type: (typeof dnsTypes)[number];
+  expect: string;
+  warn_days: string;
+  slow_ms: string;
 }
 
-function targetBody(target: string) {
-  const tcp = /^tcp:\/\/([^:/]+):(\d+)$/.exec(target.trim());
-  return tcp
-    ? { kind: 'tcp' as const, host: tcp[1], port: Number(tcp[2]) }
-    : { kind: 'http' as const, url: target.trim() };
+const emptyDraft: Draft = {
+  name: '',
+  category: '',
+  kind: 'http',
+  url: 'https://',
+  method: 'GET',
+  keyword: '',
+  pointer: '',
+  expected: '',
+  body: '',
+  host: '',
+  port: '',
+  packets: '3',
+  dns_name: '',
+  dns_type: 'A',
+  expect: '',
+  warn_days: '14',
+  slow_ms: '',
+};
+
+function draftOf(service: Service): Draft {
+  const text = (value: string | number | null) => (value === null ? '' : String(value));
+  return {
+    ...emptyDraft,
+    id: service.id,
+    name: service.name,
+    category: service.category,
+    kind: service.kind,
+    url: text(service.url),
+    method: service.method as Draft['method'],
+    keyword: text(service.keyword),
+    pointer: service.json_query?.pointer ?? '',
+    expected: service.json_query?.expected ?? '',
+    body: text(service.body),
+    host: text(service.host),
+    port: text(service.port),
+    packets: text(service.packets ?? 3),
+    dns_name: text(service.dns_name),
+    dns_type: (service.dns_type ?? 'A') as Draft['dns_type'],
+    expect: text(service.expect),
+    warn_days: text(service.warn_days ?? 14),
+    slow_ms: text(service.slow_ms),
+  };
+}
+
+/** What the form sends: the fields of its kind, blanks as null. */
+function draftBody(d: Draft) {
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+  const number = (value: string) => (value.trim() === '' ? null : Number(value));
+  const common = { name: d.name, category: d.category || 'General', slow_ms: number(d.slow_ms) };
+  switch (d.kind) {
+    case 'http':
+      return {
+        ...common,
+        kind: d.kind,
+        url: d.url.trim(),
+        method: d.method,
+        keyword: orNull(d.keyword),
+        body: d.method === 'GET' || d.method === 'HEAD' ? null : orNull(d.body),
+        json_query: d.pointer.trim() ? { pointer: d.pointer.trim(), expected: d.expected } : null,
+      };
+    case 'tcp':
+      return { ...common, kind: d.kind, host: d.host.trim(), port: number(d.port) };
+    case 'ping':
+      return { ...common, kind: d.kind, host: d.host.trim(), packets: number(d.packets) };
+    case 'dns':
+      return {
+        ...common,
+        kind: d.kind,
+        host: d.host.trim(),
+        port: number(d.port),
+        dns_name: d.dns_name.trim(),
+        dns_type: d.dns_type,
+        expect: orNull(d.expect),
+      };
+    case 'tls':
+      return {
+        ...common,
+        kind: d.kind,
+        host: d.host.trim(),
+        port: number(d.port),
+        warn_days: number(d.warn_days),
+      };
+  }
+}
+
+/** What the row says beyond the state: a certificate's days left, a DNS answer, a ping's loss. */
+function finding(service: Service): string | null {
+  const details = service.details;
+  if (!details) return null;
+  if (details.certificate) {
+    const days = details.certificate.days_left;
+    return days < 0 ? 'certificate expired' : `certificate: ${days} days left`;
+  }
+  if (details.answers) return details.answers.length ? details.answers.join(', ') : (details.rcode ?? null);
+  if (details.loss_pct !== undefined) return `${details.loss_pct}% loss`;
+  return null;
 }
 
 export default function Services() {
@@ -42,7 +166,7 @@ export default function Services() {
     event.preventDefault();
     const d = draft.value;
     if (!d) return;
-    const body = { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
+    const body = draftBody(d);
     const saved = d.id
       ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(
           failed,
@@ -79,11 +203,7 @@ export default function Services() {
         <button type="button" onClick={checkNow}>
           <Icon name="refresh" size={15} /> Check now
         </button>
-        <button
-          type="button"
-          class="primary"
-          onClick={() => (draft.value = { name: '', category: '', target: 'https://' })}
-        >
+        <button type="button" class="primary" onClick={() => (draft.value = { ...emptyDraft })}>
           <Icon name="plus" size={15} /> Add service
         </button>
       </div>
@@ -104,6 +224,7 @@ export default function Services() {
                   <div>
                     <strong>{service.name}</strong>
                     <div class="muted small">{service.target}</div>
+                    {finding(service) && <div class="small service-finding">{finding(service)}</div>}
                     {service.message && service.state !== 'up' && (
                       <div class="error small">{service.message}</div>
                     )}
@@ -119,14 +240,7 @@ export default function Services() {
                     type="button"
                     class="ghost small"
                     aria-label={`Edit ${service.name}`}
-                    onClick={() =>
-                      (draft.value = {
-                        id: service.id,
-                        name: service.name,
-                        category: service.category,
-                        target: service.target,
-                      })
-                    }
+                    onClick={() => (draft.value = draftOf(service))}
                   >
                     <Icon name="edit" size={14} />
                   </button>
@@ -196,14 +310,10 @@ export default function Services() {
                 onInput={(e) => (draft.value = { ...draft.value!, category: e.currentTarget.value })}
               />
             </label>
-            <label>
-              URL (http, https) or tcp://host:port
-              <input
-                value={draft.value.target}
-                onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
-                required
-              />
-            </label>
+            <KindFields
+              draft={draft.value}
+              change={(fields) => (draft.value = { ...draft.value!, ...fields })}
+            />
             <div class="row">
               <button type="submit" class="primary">
                 Save
@@ -216,5 +326,76 @@ export default function Services() {
         </Dialog>
       )}
     </div>
+  );
+}
+
+/** The fields of the draft's kind, with the kind picker and slow_ms that every kind has. */
+function KindFields({ draft, change }: { draft: Draft; change: (fields: Partial<Draft>) => void }) {
+  const field = (key: keyof Draft, label: string, props: Record<string, unknown> = {}) => (
+    <label>
+      {label}
+      <input
+        value={String(draft[key] ?? '')}
+        onInput={(e) => change({ [key]: e.currentTarget.value })}
+        {...props}
+      />
+    </label>
+  );
+  const choice = <T extends string>(key: keyof Draft, label: string, options: readonly T[]) => (
+    <label>
+      {label}
+      <select value={String(draft[key])} onChange={(e) => change({ [key]: e.currentTarget.value })}>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <>
+      <label>
+        Kind
+        <select value={draft.kind} onChange={(e) => change({ kind: e.currentTarget.value as Kind })}>
+          {kinds.map(({ kind, label }) => (
+            <option key={kind} value={kind}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {draft.kind === 'http' && (
+        <>
+          {field('url', 'URL', { required: true })}
+          {choice('method', 'Method', methods)}
+          {field('keyword', 'Keyword in the answer')}
+          {field('pointer', 'JSON Pointer', { placeholder: '/status' })}
+          {field('expected', 'Expected value there', { placeholder: 'ok' })}
+          {draft.method !== 'GET' && draft.method !== 'HEAD' && field('body', 'Request body')}
+        </>
+      )}
+      {draft.kind !== 'http' &&
+        field('host', draft.kind === 'dns' ? 'DNS server' : 'Host', { required: true })}
+      {(draft.kind === 'tcp' || draft.kind === 'dns' || draft.kind === 'tls') &&
+        field('port', 'Port', {
+          type: 'number',
+          min: 1,
+          max: 65535,
+          required: draft.kind === 'tcp',
+          placeholder: draft.kind === 'dns' ? '53' : draft.kind === 'tls' ? '443' : '',
+        })}
+      {draft.kind === 'ping' && field('packets', 'Packets', { type: 'number', min: 1, max: 10 })}
+      {draft.kind === 'dns' && (
+        <>
+          {field('dns_name', 'Name to look up', { required: true })}
+          {choice('dns_type', 'Record type', dnsTypes)}
+          {field('expect', 'Expected answer')}
+        </>
+      )}
+      {draft.kind === 'tls' &&
+        field('warn_days', 'Warn days before expiry', { type: 'number', min: 1, max: 365 })}
+      {field('slow_ms', 'Slow above (ms)', { type: 'number', min: 1, placeholder: 'never' })}
+    </>
   );
 }
