@@ -69,7 +69,7 @@ async function main() {
               port: tcpPorts[i - (sizes.services - tcpCount)],
               category: 'tcp',
             });
-      await insertService(sql, randomUUID(), definition, null);
+      await insertService(sql, randomUUID(), definition, { credentials: null, headers: null });
     }
     console.log(
       `# ${sizes.services} services (${sizes.services - tcpCount} HTTP with keyword, ${tcpCount} TCP) on loopback, ` +

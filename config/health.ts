@@ -1,4 +1,5 @@
 // Service health, alerts and discovery (README, Configuration).
+import { existsSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import type { AlertFormat } from '../lib/notify.ts';
 import { ConfigError, type Env, httpUrl, integer, oneOf, schedule, secret, text } from './env.ts';
@@ -8,6 +9,10 @@ export interface HealthConfig {
   checkConcurrency: number;
   /** A bearer token that may read the metrics besides the owner's. */
   metricsToken: string | null;
+  /** The ping program ping checks run (iputils' ping, or one that prints like it). */
+  pingCommand: string;
+  /** A PEM file of CA certificates checks trust besides the system's (a home lab's own CA), or null. */
+  caFile: string | null;
 }
 
 export interface AlertsConfig {
@@ -69,10 +74,19 @@ function ports(env: Env, name: string, fallback: number[]): number[] {
   return [...new Set(list.map(Number))];
 }
 
+function existingFile(env: Env, name: string): string | null {
+  const file = text(env, name);
+  if (file !== null && !existsSync(file))
+    throw new ConfigError(name, `names a file that does not exist ("${file}")`);
+  return file;
+}
+
 export function health(env: Env): HealthConfig {
   return {
     checkConcurrency: integer(env, 'HEALTH_CHECK_CONCURRENCY', 16, 1, 256),
     metricsToken: secret(env, 'METRICS_TOKEN'),
+    pingCommand: text(env, 'HEALTH_PING_COMMAND') ?? 'ping',
+    caFile: existingFile(env, 'HEALTH_CA_FILE'),
   };
 }
 

@@ -5,7 +5,8 @@
 -- it): the owner sees it once, when the service is made or the token renewed. last_push_at is the last heartbeat,
 -- push_started_at an open `start` waiting for its finish; grace_s is how late a heartbeat (or a finish) may be.
 alter table monitored_services drop constraint if exists monitored_services_kind_check;
-alter table monitored_services add constraint monitored_services_kind_check check (kind in ('http', 'tcp', 'push'));
+alter table monitored_services add constraint monitored_services_kind_check
+  check (kind in ('http', 'tcp', 'ping', 'dns', 'tls', 'push'));
 alter table monitored_services
   add column push_token_hash bytea unique,
   add column grace_s integer not null default 60 check (grace_s between 0 and 604800),

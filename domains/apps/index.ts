@@ -49,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List apps by group, with the state of the service each follows',
         description:
           'Groups come in the order of their first app, apps by position. status is the linked service’s cached ' +
-          'state (up, down, pending), paused when it is disabled, unknown without one; latency_ms its last check.',
+          'state (up, down, degraded, warning, pending), paused when it is disabled, unknown without one; latency_ms its last check.',
         querystring: AppListQuery,
         response: { 200: AppList, ...errors(400, 401, 403) },
       },

@@ -4,7 +4,7 @@ import { type Static, Type } from 'typebox';
 import { PageQuery, Paginated, Patch, Timestamp, Uuid, WebUrl } from '../../lib/schemas.ts';
 import { NullableIconRef } from '../icons/icon-ref.ts';
 
-export const appStatuses = ['up', 'down', 'pending', 'paused', 'unknown'] as const;
+export const appStatuses = ['up', 'down', 'degraded', 'warning', 'pending', 'paused', 'unknown'] as const;
 export type AppStatus = (typeof appStatuses)[number];
 
 export const App = Type.Object(
@@ -24,7 +24,7 @@ export const App = Type.Object(
     device_mac: Type.Union([Type.String(), Type.Null()]),
     status: Type.Enum([...appStatuses], {
       description:
-        "the linked service's cached state (up, down, pending), paused when that service is disabled, unknown " +
+        "the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown " +
         'without a service',
     }),
     latency_ms: Type.Union([Type.Integer(), Type.Null()]),

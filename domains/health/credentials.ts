@@ -6,7 +6,7 @@ import type { ServerConfig } from '../../config/server.ts';
 import { SecretUnreadableError } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { checkPasswordPlace, openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
-import type { BasicAuth, CredentialsChange, Definition } from './definition.ts';
+import type { BasicAuth, Definition, Secrets } from './definition.ts';
 import {
   type CredentialColumns,
   type DueRow,
@@ -32,26 +32,27 @@ export async function insertSealed(
   sql: Db,
   config: KeyConfig,
   definition: Definition,
-  credentials: BasicAuth | null,
+  { credentials, headers }: Secrets,
 ): Promise<string | undefined> {
   const id = randomUUID();
-  return insertService(sql, id, definition, credentials ? await sealed(config, id, credentials) : null);
+  return insertService(sql, id, definition, {
+    credentials: credentials ? await sealed(config, id, credentials) : null,
+    headers: headers ?? null,
+  });
 }
 
-/** Replaces a service's definition, sealing new credentials (undefined keeps those stored). */
+/** Replaces a service's definition, sealing new credentials (undefined keeps those stored, headers too). */
 export async function replaceSealed(
   sql: Db,
   config: KeyConfig,
   id: string,
   definition: Definition,
-  credentials: CredentialsChange,
+  { credentials, headers }: Secrets,
 ): Promise<void> {
-  await replaceService(
-    sql,
-    id,
-    definition,
-    credentials ? await sealed(config, id, credentials) : credentials,
-  );
+  await replaceService(sql, id, definition, {
+    credentials: credentials ? await sealed(config, id, credentials) : credentials,
+    headers,
+  });
 }
 
 /** What the check sends, opened; a password that will not open makes the check fail saying so. */
@@ -59,7 +60,8 @@ export async function withCredentials(
   config: KeyConfig,
   row: DueRow,
 ): Promise<DueService | { service: DueRow; unreadable: string }> {
-  const { basic_auth_username, basic_auth_sealed, basic_auth_password, ...service } = row;
+  const { basic_auth_username, basic_auth_sealed, basic_auth_password, headers, ...rest } = row;
+  const service = { ...rest, headers: headers ?? {} };
   const columns: CredentialColumns = { basic_auth_username, basic_auth_sealed, basic_auth_password };
   if (columns.basic_auth_username === null) return { ...service, basic_auth: null };
   let password = columns.basic_auth_password ?? '';

@@ -121,7 +121,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           schema: {
             tags,
             summary: 'Checks of a service and its uptime over 24 hours, 7 days and 30 days',
-            description: 'Results are kept for the health.retention_days setting (30 days by default).',
+            description: 'Results are kept for the health.retention_days setting (90 days by default).',
             params: IdParams,
             querystring: HistoryQuery,
             response: { 200: History, ...errors(400, 401, 403, 404) },
@@ -205,15 +205,16 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
-          // A replacement: credentials not sent (in url or basic_auth) are removed.
+          // A replacement: credentials (in url or basic_auth) and headers not sent are removed.
           await assertIconRef(app.sql, request.body.icon);
           const saved = await app.sql.begin(async (tx) => {
             const current = await lockService(tx, request.params.id);
             if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', request.params.id);
-            const { definition, credentials } = checkDefinition(request.body, null, current.target);
+            const { definition, credentials, headers } = checkDefinition(request.body, null, current.target);
             return save(tx, app.config.server, request.params.id, {
               definition,
               credentials: credentials ?? null,
+              headers: headers ?? null,
             });
           });
           return { ...(await found(app.sql, request.params.id)), push_token: saved.push_token };

@@ -1,20 +1,23 @@
 // health.check: checks services (named ones, every enabled one, or on the recurring run those whose interval has
 // passed) with bounded concurrency, keeps each result, moves states, records events, then judges outages and raises
-// alerts (outage.ts; sent by their own jobs). discover.lan: the LAN sweep, its findings stored as disabled candidates.
+// alerts (outage.ts; sent by their own jobs); a check slower than slow_ms or a certificate about to expire raises its
+// own. discover.lan: the LAN sweep, its findings stored as disabled candidates. health.purge: results older than the
+// retention setting go, once a day.
 // Recurring: a health.check of the due services every minute, and a follow-up run queued for the moment a service
-// with an interval under a minute falls due again; results older than the retention setting are removed each run.
+// with an interval under a minute falls due again.
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { maintenanceAt } from '../maintenance/windows.ts';
 import { readSetting } from '../settings/registry.ts';
-import { eachLimited, runCheck } from './checks.ts';
+import { type CheckOutcome, eachLimited, runCheck } from './checks.ts';
 import { sealStoredPasswords, withCredentials } from './credentials.ts';
 import { sweep } from './discovery.ts';
 import { settleOutages } from './outage.ts';
 import { checkHeartbeats } from './push.ts';
-import { discoverLanTask, type HealthCheckPayload, healthCheckTask } from './schema.ts';
+import { discoverLanTask, type HealthCheckPayload, healthCheckTask, healthPurgeTask } from './schema.ts';
 import { healthRetentionSetting } from './setting.ts';
-import { nextStanding } from './state.ts';
+import { alertsFor, nextStanding, passedAs } from './state.ts';
 import {
   type DueRow,
   nextDue,
@@ -30,6 +33,43 @@ interface Log {
 }
 
 const quiet: Log = { info: () => undefined, warn: () => undefined };
+
+/** The alerts of a service that still answers: slower than slow_ms, or its certificate about to expire. Down and up
+ * are outage.ts's, judged after the round. */
+function qualityAlert(service: DueRow, kind: 'degraded' | 'expiring', outcome: CheckOutcome): RaisedAlert {
+  const where = service.url ?? service.target;
+  const message = outcome.message;
+  const data = { service_id: service.id, service: service.name, category: service.category, reason: message };
+  if (kind === 'degraded') {
+    return {
+      event: 'service.degraded',
+      title: `${service.name} is slow`,
+      message:
+        `${service.name} (${service.category}) answered in ${outcome.latency_ms} ms, slower than ` +
+        `${service.slow_ms} ms: ${message}\n${where}`,
+      tags: ['orange_circle', 'service-degraded'],
+      priority: 3,
+      link: '/services',
+      data: { ...data, state: 'degraded', latency_ms: outcome.latency_ms, slow_ms: service.slow_ms },
+    };
+  }
+  const certificate = outcome.details?.certificate;
+  return {
+    event: 'certificate.expiring',
+    title: `${service.name}: certificate expires in ${certificate?.days_left} days`,
+    message: `The certificate of ${service.name} (${service.category}) ${message.replace(/^certificate /, '')}\n${where}`,
+    tags: ['warning', 'certificate-expiring'],
+    priority: 3,
+    link: '/services',
+    data: {
+      ...data,
+      state: 'warning',
+      not_after: certificate?.not_after,
+      days_left: certificate?.days_left,
+      subject: certificate?.subject,
+    },
+  };
+}
 
 export interface RoundSummary {
   checked: number;
@@ -49,26 +89,36 @@ export async function checkServices(deps: JobDeps, payload: HealthCheckPayload):
   }
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };
   const maintenance = await maintenanceAt(deps.sql);
+  const { pingCommand, caFile } = deps.config.health;
   await eachLimited(services, deps.config.health.checkConcurrency, async (row) => {
     const opened = await withCredentials(deps.config.server, row);
     const service: DueRow = 'unreadable' in opened ? opened.service : row;
-    const outcome =
+    const outcome: CheckOutcome =
       'unreadable' in opened
         ? { ok: false, latency_ms: null, message: opened.unreadable }
-        : await runCheck(opened);
-    const recorded = await deps.sql.begin((tx) =>
-      recordCheck(
+        : await runCheck(opened, { pingCommand, caFile });
+    const passed = passedAs(outcome, service.slow_ms);
+    // The result and the alerts it calls for commit together.
+    const recorded = await deps.sql.begin(async (tx) => {
+      const kept = await recordCheck(
         tx,
         service.id,
         outcome,
-        (previous) => nextStanding(previous, outcome.ok, service.retries),
+        (previous) => nextStanding(previous, passed, service.retries),
         maintenance.get(service.id)?.id ?? null,
-      ),
-    );
+      );
+      const quiet = maintenance.has(service.id);
+      for (const kind of kept && !quiet ? alertsFor(kept.from, kept.to) : []) {
+        if (kind === 'degraded' || kind === 'expiring')
+          await raiseAlert(tx, deps, qualityAlert(service, kind, outcome));
+      }
+      return kept;
+    });
     if (!recorded) return; // Deleted meanwhile.
     summary.checked++;
-    if (recorded.to === 'up') summary.up++;
+    // Degraded and warning are up for counting (and for uptime): the check passed.
     if (recorded.to === 'down') summary.down++;
+    else if (passed) summary.up++;
     if (recorded.changed) summary.changed++;
   });
   // Push services are judged by what they sent (no network I/O): a missed heartbeat or an unfinished start is down.
@@ -106,7 +156,6 @@ export const healthTasks: DomainTask[] = [
       `health.check: ${summary.checked} checked (${summary.up} up, ${summary.down} down) in ${summary.ms} ms`,
     );
     if (!payload.due) return;
-    await pruneResults(deps.sql, await readSetting(deps.sql, healthRetentionSetting));
     // Services checked more often than once a minute: one follow-up run when the next falls due before the tick.
     const next = await nextDue(deps.sql);
     const tick = new Date();
@@ -126,10 +175,17 @@ export const healthTasks: DomainTask[] = [
   runs(discoverLanTask, (deps) => async (_payload, helpers) => {
     await discoverLan(deps, { info: (m) => helpers.logger.info(m), warn: (m) => helpers.logger.warn(m) });
   }),
+  runs(healthPurgeTask, (deps) => async (_payload, helpers) => {
+    const days = await readSetting(deps.sql, healthRetentionSetting);
+    const removed = await pruneResults(deps.sql, days);
+    if (removed > 0)
+      helpers.logger.info(`health.purge: removed ${removed} check results older than ${days} days`);
+  }),
 ];
 
 export const healthCron: DomainCron = (deps) => [
   cronItem({ id: 'health.check', task: healthCheckTask, schedule: '* * * * *', payload: { due: true } }),
+  cronItem({ id: 'health.purge', task: healthPurgeTask, schedule: '41 3 * * *', payload: {} }),
   ...(deps.config.discovery.schedule
     ? [
         cronItem({

@@ -14,10 +14,10 @@ export async function ensureHttpService(
   config: KeyConfig,
   service: { name: string; category: string; url: string },
 ): Promise<{ id: string; created: boolean } | null> {
-  const { definition, credentials } = checkDefinition({ kind: 'http', ...service });
+  const { definition, ...secrets } = checkDefinition({ kind: 'http', ...service });
   const existing = await serviceWithTarget(sql, definition.target);
   if (existing) return existing.discovered ? null : { id: existing.id, created: false };
-  const id = await insertSealed(sql, config, definition, credentials ?? null);
+  const id = await insertSealed(sql, config, definition, secrets);
   if (!id) throw new Error(`a service checking ${definition.target} appeared meanwhile`);
   return { id, created: true };
 }

@@ -178,7 +178,8 @@ export async function settleOutages(deps: JobDeps, now: Date = new Date()): Prom
       if (root.down_alert !== root.id || isDown(root)) continue;
       const under = services.filter((other) => other.id !== root.id && other.down_alert === root.id);
       const back = under.filter((other) => !isDown(other));
-      if (root.enabled && root.state === 'up') {
+      // Degraded and warning are up too: the check passed.
+      if (root.enabled && ['up', 'degraded', 'warning'].includes(root.state)) {
         const since = await downSince(tx, root.id);
         raised.push(upAlert(root, back, since ? now.getTime() - since.getTime() : null));
       }

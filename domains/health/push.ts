@@ -86,7 +86,7 @@ async function record(
 ): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
     const result = await recordCheck(tx, service.id, outcome, (previous) =>
-      nextStanding(previous, outcome.ok, service.retries),
+      nextStanding(previous, outcome.ok ? 'up' : null, service.retries),
     );
     if (result && !missed) await heartbeatReceived(tx, service.id);
     if (result?.changed && missed && result.to === 'down') {

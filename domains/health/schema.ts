@@ -3,23 +3,63 @@ import { NullableTimestamp, Offset, PageQuery, Paginated, Timestamp, Uuid } from
 import { defineTask } from '../../worker/contract.ts';
 import { NullableIconRef } from '../icons/icon-ref.ts';
 
-export const serviceStates = ['up', 'down', 'pending', 'unknown'] as const;
+export const serviceStates = ['up', 'down', 'degraded', 'warning', 'pending', 'unknown'] as const;
 export type ServiceState = (typeof serviceStates)[number];
-const State = Type.Union([
-  Type.Literal('up'),
-  Type.Literal('down'),
-  Type.Literal('pending'),
-  Type.Literal('unknown'),
-]);
+const State = Type.Enum(serviceStates);
+
+/** What a service checks; each kind's fields are in definition.ts, its check in checks.ts. */
+export const serviceKinds = ['http', 'tcp', 'ping', 'dns', 'tls', 'push'] as const;
+export type ServiceKind = (typeof serviceKinds)[number];
+const Kind = Type.Enum(serviceKinds);
+
+export const dnsTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'PTR', 'SRV'] as const;
+export type DnsType = (typeof dnsTypes)[number];
+export const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+const JsonQuery = Type.Object(
+  {
+    pointer: Type.String({
+      maxLength: 500,
+      description: 'a JSON Pointer (RFC 6901) into the answer, e.g. /status',
+    }),
+    expected: Type.String({ maxLength: 500, description: 'the value there, compared as a string' }),
+  },
+  { additionalProperties: false },
+);
+const Certificate = Type.Object({
+  subject: Type.String(),
+  issuer: Type.String(),
+  not_after: Timestamp,
+  days_left: Type.Integer({ description: 'whole days until not_after; negative once expired' }),
+  verified: Type.Boolean({ description: 'whether the chain verifies and names the host' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'why it does not verify' }),
+});
+export const Details = Type.Union(
+  [
+    Type.Object({
+      packets: Type.Optional(Type.Integer({ description: 'ping: echo requests sent' })),
+      received: Type.Optional(Type.Integer({ description: 'ping: replies received' })),
+      loss_pct: Type.Optional(Type.Number({ description: 'ping: packets lost, in per cent' })),
+      rcode: Type.Optional(
+        Type.String({ description: 'dns: the answer code (NOERROR, NXDOMAIN, SERVFAIL ...)' }),
+      ),
+      answers: Type.Optional(Type.Array(Type.String(), { description: 'dns: the answers, as text' })),
+      certificate: Type.Optional(Certificate),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'what the last check found beyond pass or fail: ping packets, DNS answers, the TLS certificate',
+  },
+);
+export type Details = Exclude<Static<typeof Details>, null>;
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 const Percent = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
   description: 'share of checks that passed, in per cent; null without checks in the period',
-});
-
-const Kind = Type.Union([Type.Literal('http'), Type.Literal('tcp'), Type.Literal('push')], {
-  description: 'http and tcp are checked by the hub; push is checked by the heartbeats it sends',
 });
 
 export const Service = Type.Object(
@@ -34,6 +74,20 @@ export const Service = Type.Object(
     status_min: Type.Integer(),
     status_max: Type.Integer(),
     keyword: NullableString,
+    method: Type.String(),
+    headers: Type.Object(
+      { set: Type.Boolean(), names: Type.Array(Type.String()) },
+      { description: 'the request headers the check sends (write-only: only their names are shown)' },
+    ),
+    body: NullableString,
+    json_query: Type.Union([JsonQuery, Type.Null()]),
+    packets: NullableInteger,
+    dns_name: NullableString,
+    dns_type: NullableString,
+    expect: NullableString,
+    warn_days: NullableInteger,
+    slow_ms: NullableInteger,
+    details: Details,
     follow_redirects: Type.Boolean(),
     verify_tls: Type.Boolean(),
     basic_auth: Type.Object(
@@ -63,7 +117,11 @@ export const Service = Type.Object(
     host_check: Type.Boolean(),
     discovered: Type.Boolean(),
     notes: NullableString,
-    target: Type.String({ description: 'http: scheme://host:port/path; tcp: tcp://host:port' }),
+    target: Type.String({
+      description:
+        'http: scheme://host:port/path; tcp: tcp://host:port; ping: ping://host; dns: dns://host:port/name/TYPE; ' +
+        'tls: tls://host:port',
+    }),
     state: State,
     latency_ms: NullableInteger,
     checked_at: NullableTimestamp,
@@ -95,11 +153,54 @@ export const serviceFields = {
   url: Type.Union([text(2000), Type.Null()], {
     description: 'The address checked; required for an http check',
   }),
-  host: Type.Union([text(253), Type.Null()], { description: 'required for a tcp check' }),
-  port: Type.Union([Type.Integer(), Type.Null()], { description: 'required for a tcp check' }),
+  host: Type.Union([text(253), Type.Null()], {
+    description: 'required for tcp, ping, dns (the resolver asked) and tls checks',
+  }),
+  port: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'required for a tcp check; dns defaults to 53, tls to 443',
+  }),
   status_min: Type.Integer({ minimum: 100, maximum: 599 }),
   status_max: Type.Integer({ minimum: 100, maximum: 599 }),
   keyword: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
+  method: Type.Enum(httpMethods, { description: 'http: the request method (default GET)' }),
+  headers: Type.Union(
+    [
+      Type.Record(
+        Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" }),
+        Type.String({ maxLength: 4000 }),
+        {
+          maxProperties: 50,
+        },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'http: request headers sent with the check, never shown again (only their names); null removes them',
+    },
+  ),
+  body: Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()], {
+    description: 'http: the request body',
+  }),
+  json_query: Type.Union([JsonQuery, Type.Null()], {
+    description: 'http: up only when the JSON answer holds `expected` at `pointer`',
+  }),
+  packets: Type.Union([Type.Integer({ minimum: 1, maximum: 10 }), Type.Null()], {
+    description: 'ping: echo requests per check (default 3)',
+  }),
+  dns_name: Type.Union([text(253), Type.Null()], { description: 'dns: the name asked for (required)' }),
+  dns_type: Type.Union([Type.Enum(dnsTypes), Type.Null()], {
+    description: 'dns: the record type asked for (default A)',
+  }),
+  expect: Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()], {
+    description: 'dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host")',
+  }),
+  warn_days: Type.Union([Type.Integer({ minimum: 1, maximum: 365 }), Type.Null()], {
+    description: 'tls: state warning when fewer days than this remain (default 14)',
+  }),
+  slow_ms: Type.Union([Type.Integer({ minimum: 1, maximum: 120_000 }), Type.Null()], {
+    description: 'any kind: a check that passes slower than this makes the service degraded',
+  }),
   follow_redirects: Type.Boolean({
     description: 'follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range',
   }),
@@ -155,6 +256,16 @@ export const CreateService = Type.Object(
     status_min: Type.Optional(serviceFields.status_min),
     status_max: Type.Optional(serviceFields.status_max),
     keyword: Type.Optional(serviceFields.keyword),
+    method: Type.Optional(serviceFields.method),
+    headers: Type.Optional(serviceFields.headers),
+    body: Type.Optional(serviceFields.body),
+    json_query: Type.Optional(serviceFields.json_query),
+    packets: Type.Optional(serviceFields.packets),
+    dns_name: Type.Optional(serviceFields.dns_name),
+    dns_type: Type.Optional(serviceFields.dns_type),
+    expect: Type.Optional(serviceFields.expect),
+    warn_days: Type.Optional(serviceFields.warn_days),
+    slow_ms: Type.Optional(serviceFields.slow_ms),
     follow_redirects: Type.Optional(serviceFields.follow_redirects),
     verify_tls: Type.Optional(serviceFields.verify_tls),
     basic_auth: Type.Optional(serviceFields.basic_auth),
@@ -184,7 +295,7 @@ export const ServiceGroups = Type.Object({
   groups: Type.Array(
     Type.Object({
       category: Type.String(),
-      healthy: Type.Integer({ description: 'enabled services that are up' }),
+      healthy: Type.Integer({ description: 'enabled services that are up (degraded and warning included)' }),
       total: Type.Integer({ description: 'enabled services' }),
       services: Type.Array(Type.Ref('Service')),
     }),
@@ -208,6 +319,7 @@ export const CheckResult = Type.Object({
   state: State,
   latency_ms: NullableInteger,
   message: NullableString,
+  details: Details,
 });
 
 export const History = Type.Object({
@@ -271,6 +383,7 @@ export const HealthCheckPayload = Type.Object(
 );
 export type HealthCheckPayload = Static<typeof HealthCheckPayload>;
 export const DiscoverPayload = Type.Object({}, { additionalProperties: false });
+export const PurgePayload = Type.Object({}, { additionalProperties: false });
 
 export const healthCheckTask = defineTask({
   name: 'health.check',
@@ -278,6 +391,12 @@ export const healthCheckTask = defineTask({
   description:
     'Checks monitored services (the named ones, every enabled one, or those due), records results and state changes, and sends alerts',
   maxAttempts: 1,
+});
+
+export const healthPurgeTask = defineTask({
+  name: 'health.purge',
+  payload: PurgePayload,
+  description: 'Deletes health-check results older than the health.retention_days setting',
 });
 
 export const discoverLanTask = defineTask({

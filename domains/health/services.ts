@@ -5,7 +5,7 @@ import type { Db } from '../../plugins/db.ts';
 import { iconUrl } from '../icons/icon-ref.ts';
 import { maintenanceAt, type ServiceMaintenance } from '../maintenance/windows.ts';
 import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
-import type { CredentialsChange, Definition } from './definition.ts';
+import type { Definition, Secrets } from './definition.ts';
 import { keepPushToken } from './push.ts';
 import type { Service } from './schema.ts';
 import {
@@ -22,10 +22,11 @@ export function present(
   row: ServiceRow,
   maintenance: ReadonlyMap<string, ServiceMaintenance> = new Map(),
 ): Service {
-  const { failures: _failures, down_alert, basic_auth_set, ...service } = row;
+  const { failures: _failures, down_alert, basic_auth_set, header_names, ...service } = row;
   return {
     ...service,
     basic_auth: { set: basic_auth_set },
+    headers: { set: header_names.length > 0, names: header_names },
     icon_url: iconUrl(row.icon),
     suppressed_by: row.state === 'down' && down_alert !== null && down_alert !== row.id ? down_alert : null,
     maintenance: maintenance.get(row.id) ?? null,
@@ -59,7 +60,8 @@ export async function serviceGroups(sql: Db, filter: { category?: string; includ
     group.services.push(present(row, maintenance));
     if (row.enabled) {
       group.total++;
-      if (row.state === 'up') group.healthy++;
+      // Slow (degraded) or with a certificate expiring soon (warning), a service still passes its check.
+      if (row.state === 'up' || row.state === 'degraded' || row.state === 'warning') group.healthy++;
     }
   }
   return { groups: [...groups.values()] };
@@ -79,7 +81,7 @@ export async function save(
   sql: Db,
   config: KeyConfig,
   id: string | null,
-  { definition, credentials }: { definition: Definition; credentials: CredentialsChange },
+  { definition, ...secrets }: { definition: Definition } & Secrets,
 ): Promise<{ id: string; push_token: string | null }> {
   if (definition.resource_id && !(await resourceExists(sql, definition.resource_id))) {
     throw hubError('RESOURCE_NOT_FOUND', definition.resource_id);
@@ -88,9 +90,9 @@ export async function save(
   if (taken) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   let saved = id;
   if (saved) {
-    await replaceSealed(sql, config, saved, definition, credentials);
+    await replaceSealed(sql, config, saved, definition, secrets);
   } else {
-    saved = (await insertSealed(sql, config, definition, credentials ?? null)) ?? null;
+    saved = (await insertSealed(sql, config, definition, secrets)) ?? null;
     if (!saved) throw hubError('SERVICE_TARGET_TAKEN', definition.target);
   }
   return { id: saved, push_token: await keepPushToken(sql, saved, definition.kind) };
@@ -110,6 +112,8 @@ export function definitionFields(row: ServiceRow) {
     failures: _f,
     down_alert: _da,
     basic_auth_set: _b,
+    header_names: _h,
+    details: _details,
     uptime_24h: _u,
     created_at: _ca,
     updated_at: _ua,

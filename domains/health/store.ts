@@ -1,13 +1,17 @@
 import type { Db } from '../../plugins/db.ts';
 import type { CheckOutcome, CheckTarget } from './checks.ts';
-import type { Definition } from './definition.ts';
-import type { ServiceState } from './schema.ts';
+import type { Definition, Headers } from './definition.ts';
+import type { Details, ServiceState } from './schema.ts';
 
 export interface ServiceRow extends Definition {
   id: string;
   /** Whether basic-auth credentials are stored (the credentials themselves are read only to run a check). */
   basic_auth_set: boolean;
+  /** The names of the request headers an http check sends (their values are read only to run a check). */
+  header_names: string[];
   discovered: boolean;
+  /** What the last check found beyond pass or fail. */
+  details: Details | null;
   state: ServiceState;
   latency_ms: number | null;
   checked_at: Date | null;
@@ -35,6 +39,15 @@ const definitionColumns = [
   'status_min',
   'status_max',
   'keyword',
+  'method',
+  'body',
+  'json_query',
+  'packets',
+  'dns_name',
+  'dns_type',
+  'expect',
+  'warn_days',
+  'slow_ms',
   'follow_redirects',
   'verify_tls',
   'interval_s',
@@ -63,14 +76,22 @@ const columns = [
   'message',
   'last_push_at',
   'push_started_at',
+  'details',
   'failures',
   'down_alert',
   'created_at',
   'updated_at',
 ];
 
-function definitionOf(definition: Definition) {
-  return Object.fromEntries(definitionColumns.map((column) => [column, definition[column]]));
+function definitionOf(sql: Db, definition: Definition) {
+  return Object.fromEntries(
+    definitionColumns.map((column) => [
+      column,
+      column === 'json_query' && definition.json_query
+        ? sql.json({ ...definition.json_query })
+        : definition[column],
+    ]),
+  );
 }
 
 /** A check's credentials as stored: the user name, and the password sealed under the hub's key (credentials.ts). */
@@ -95,7 +116,24 @@ function credentialColumns(credentials: StoredCredentials | null): CredentialCol
   };
 }
 
-const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set`;
+/** A write's secrets as stored: the credentials sealed; undefined leaves what is stored. */
+export interface StoredSecrets {
+  credentials?: StoredCredentials | null;
+  headers?: Headers | null;
+}
+
+/** The secret columns a write changes: those it names, the others left as stored. */
+function secretColumns(sql: Db, { credentials, headers }: StoredSecrets) {
+  return {
+    ...(credentials === undefined ? {} : credentialColumns(credentials)),
+    ...(headers === undefined
+      ? {}
+      : { headers: headers && Object.keys(headers).length ? sql.json(headers) : null }),
+  };
+}
+
+const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set,
+  coalesce(array(select jsonb_object_keys(s.headers) order by 1), '{}') as header_names`;
 
 // The share of passing checks in per cent over the last `period`, null without checks. Checks made during
 // maintenance do not count.
@@ -144,29 +182,31 @@ export async function insertService(
   sql: Db,
   id: string,
   definition: Definition,
-  credentials: StoredCredentials | null,
+  secrets: StoredSecrets,
 ): Promise<string | undefined> {
+  const values = {
+    id,
+    ...definitionOf(sql, definition),
+    ...secretColumns(sql, { credentials: secrets.credentials ?? null, headers: secrets.headers ?? null }),
+  };
   const [row] = await sql<{ id: string }[]>`
-    insert into monitored_services ${sql({ id, ...definitionOf(definition), ...credentialColumns(credentials) })}
+    insert into monitored_services ${sql(values)}
     on conflict (target) do nothing
     returning id`;
   return row?.id;
 }
 
 /**
- * A new definition; a changed target (or a service turned off and on) starts its state afresh. Credentials left
- * undefined stay as they are.
+ * A new definition; a changed target (or a service turned off and on) starts its state afresh. Credentials and
+ * headers left undefined stay as they are.
  */
 export async function replaceService(
   sql: Db,
   id: string,
   definition: Definition,
-  credentials: StoredCredentials | null | undefined,
+  secrets: StoredSecrets,
 ): Promise<void> {
-  const values = {
-    ...definitionOf(definition),
-    ...(credentials === undefined ? {} : credentialColumns(credentials)),
-  };
+  const values = { ...definitionOf(sql, definition), ...secretColumns(sql, secrets) };
   await sql`
     update monitored_services set ${sql(values)},
       state = case when target <> ${definition.target} or enabled <> ${definition.enabled} then 'pending'
@@ -183,15 +223,17 @@ export async function deleteService(sql: Db, id: string, discovered = false): Pr
 
 /** A service to check: what the check needs, and what names and schedules it. */
 export type DueService = CheckTarget &
-  Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target'>;
+  Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target' | 'slow_ms'>;
 
 /** A service to check as stored: its credentials still sealed. */
-export type DueRow = Omit<DueService, 'basic_auth'> & CredentialColumns;
+export type DueRow = Omit<DueService, 'basic_auth' | 'headers'> &
+  CredentialColumns & { headers: Headers | null };
 
 /** Enabled services to check now: those named, or (due) those whose interval has passed, or all. */
 export async function servicesToCheck(sql: Db, filter: { ids?: string[]; due?: boolean }): Promise<DueRow[]> {
   return sql<DueRow[]>`
-    select id, name, category, kind, url, host, port, status_min, status_max, keyword, follow_redirects, verify_tls,
+    select id, name, category, kind, url, host, port, status_min, status_max, keyword, method, headers, body,
+      json_query, packets, dns_name, dns_type, expect, warn_days, slow_ms, follow_redirects, verify_tls,
       timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_sealed, basic_auth_password
     from monitored_services
     where enabled and kind <> 'push'
@@ -249,13 +291,14 @@ export async function recordCheck(
   if (!current) return undefined;
   const standing = next(current);
   const changed = standing.state !== current.state;
+  const details = outcome.details ? sql.json(outcome.details as never) : null;
   await sql`
-    insert into health_results (service_id, ok, state, latency_ms, message, maintenance)
-    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message},
+    insert into health_results (service_id, ok, state, latency_ms, message, details, maintenance)
+    values (${id}, ${outcome.ok}, ${standing.state}, ${outcome.latency_ms}, ${outcome.message}, ${details},
       ${maintenanceId !== null})`;
   await sql`
     update monitored_services set state = ${standing.state}, failures = ${standing.failures},
-      latency_ms = ${outcome.latency_ms}, message = ${outcome.message}, checked_at = now(),
+      latency_ms = ${outcome.latency_ms}, message = ${outcome.message}, details = ${details}, checked_at = now(),
       since = case when ${changed} or since is null then now() else since end
     where id = ${id}`;
   if (changed) {
@@ -285,9 +328,10 @@ export async function checkHistory(
       state: ServiceState;
       latency_ms: number | null;
       message: string | null;
+      details: Details | null;
     }[]
   >`
-    select checked_at, ok, state, latency_ms, message from health_results
+    select checked_at, ok, state, latency_ms, message, details from health_results
     where service_id = ${id} ${since ? sql`and checked_at >= ${since}` : sql``}
     order by checked_at desc limit ${page.limit} offset ${page.offset}`;
   const [row] = await sql<{ d1: number | null; d7: number | null; d30: number | null }[]>`
@@ -345,7 +389,7 @@ export async function upsertCandidate(
 ): Promise<'added' | 'updated' | 'skipped'> {
   const [dismissed] = await sql`select 1 from health_dismissed where target = ${definition.target}`;
   if (dismissed) return 'skipped';
-  const values = definitionOf({ ...definition, enabled: false });
+  const values = definitionOf(sql, { ...definition, enabled: false });
   const [row] = await sql<{ added: boolean }[]>`
     insert into monitored_services ${sql({ ...values, discovered: true })}
     on conflict (target) do update set
@@ -525,7 +569,7 @@ export async function uptimeSummaries(sql: Db, ids: string[]): Promise<UptimeSum
       round(100.0 * avg(r.ok::int) filter (where r.checked_at > now() - interval '7 days'), 2)::float8 as uptime_7d,
       round(100.0 * avg(r.ok::int), 2)::float8 as uptime_30d
     from monitored_services s
-    left join health_results r on r.service_id = s.id and r.checked_at > now() - interval '30 days'
+    left join health_results r on r.service_id = s.id and r.checked_at > now() - interval '30 days' and not r.maintenance
     where s.id = any(${ids}::uuid[]) and not s.discovered
     group by s.id`;
 }
@@ -538,5 +582,6 @@ export async function dailyUptime(sql: Db, ids: string[], days: number) {
     from health_results
     where service_id = any(${ids}::uuid[])
       and checked_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - make_interval(days => ${days - 1})
+      and not maintenance
     group by service_id, day`;
 }

@@ -73,10 +73,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
           jobs.reset();
           for (const service of snapshot.services) {
             const labels = { name: service.name, category: service.category };
-            if (service.state === 'up' || service.state === 'down')
-              serviceUp.set(labels, service.state === 'up' ? 1 : 0);
-            if (service.state === 'up' && service.latency_ms !== null)
-              serviceLatency.set(labels, service.latency_ms / 1000);
+            // Degraded (slow) and warning (a certificate expiring soon) passed their check: up.
+            const up = ['up', 'degraded', 'warning'].includes(service.state);
+            if (up || service.state === 'down') serviceUp.set(labels, up ? 1 : 0);
+            if (up && service.latency_ms !== null) serviceLatency.set(labels, service.latency_ms / 1000);
           }
           for (const row of snapshot.devices)
             devices.set({ status: row.status, present: String(row.present) }, row.count);

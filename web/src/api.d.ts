@@ -7512,7 +7512,7 @@ export interface paths {
                         "application/json": {
                             groups: {
                                 category: string;
-                                /** @description enabled services that are up */
+                                /** @description enabled services that are up (degraded and warning included) */
                                 healthy: number;
                                 /** @description enabled services */
                                 total: number;
@@ -7541,18 +7541,48 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
-                        kind: "http" | "tcp" | "push";
+                        /** @enum {unknown} */
+                        kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
                         category?: string;
                         /** @description The address checked; required for an http check */
                         url?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
                         host?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /**
+                         * @description http: the request method (default GET)
+                         * @enum {unknown}
+                         */
+                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        /** @description http: the request body */
+                        body?: string | null;
+                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
+                        json_query?: {
+                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                            pointer: string;
+                            /** @description the value there, compared as a string */
+                            expected: string;
+                        } | null;
+                        /** @description ping: echo requests per check (default 3) */
+                        packets?: number | null;
+                        /** @description dns: the name asked for (required) */
+                        dns_name?: string | null;
+                        /** @description dns: the record type asked for (default A) */
+                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
+                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
+                        expect?: string | null;
+                        /** @description tls: state warning when fewer days than this remain (default 14) */
+                        warn_days?: number | null;
+                        /** @description any kind: a check that passes slower than this makes the service degraded */
+                        slow_ms?: number | null;
                         /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
@@ -7656,18 +7686,48 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
-                        kind: "http" | "tcp" | "push";
+                        /** @enum {unknown} */
+                        kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
                         category?: string;
                         /** @description The address checked; required for an http check */
                         url?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
                         host?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /**
+                         * @description http: the request method (default GET)
+                         * @enum {unknown}
+                         */
+                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        /** @description http: the request body */
+                        body?: string | null;
+                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
+                        json_query?: {
+                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                            pointer: string;
+                            /** @description the value there, compared as a string */
+                            expected: string;
+                        } | null;
+                        /** @description ping: echo requests per check (default 3) */
+                        packets?: number | null;
+                        /** @description dns: the name asked for (required) */
+                        dns_name?: string | null;
+                        /** @description dns: the record type asked for (default A) */
+                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
+                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
+                        expect?: string | null;
+                        /** @description tls: state warning when fewer days than this remain (default 14) */
+                        warn_days?: number | null;
+                        /** @description any kind: a check that passes slower than this makes the service degraded */
+                        slow_ms?: number | null;
                         /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
@@ -7761,17 +7821,47 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         category?: string;
-                        /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
-                        kind?: "http" | "tcp" | "push";
+                        /** @enum {unknown} */
+                        kind?: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
                         /** @description The address checked; required for an http check */
                         url?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
                         host?: string | null;
-                        /** @description required for a tcp check */
+                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
                         port?: number | null;
                         status_min?: number;
                         status_max?: number;
                         keyword?: string | null;
+                        /**
+                         * @description http: the request method (default GET)
+                         * @enum {unknown}
+                         */
+                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        /** @description http: the request body */
+                        body?: string | null;
+                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
+                        json_query?: {
+                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                            pointer: string;
+                            /** @description the value there, compared as a string */
+                            expected: string;
+                        } | null;
+                        /** @description ping: echo requests per check (default 3) */
+                        packets?: number | null;
+                        /** @description dns: the name asked for (required) */
+                        dns_name?: string | null;
+                        /** @description dns: the record type asked for (default A) */
+                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
+                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
+                        expect?: string | null;
+                        /** @description tls: state warning when fewer days than this remain (default 14) */
+                        warn_days?: number | null;
+                        /** @description any kind: a check that passes slower than this makes the service degraded */
+                        slow_ms?: number | null;
                         /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
                         follow_redirects?: boolean;
                         /** @description TLS certificate verification; turn off only for this service */
@@ -7831,7 +7921,7 @@ export interface paths {
         };
         /**
          * Checks of a service and its uptime over 24 hours, 7 days and 30 days
-         * @description Results are kept for the health.retention_days setting (30 days by default).
+         * @description Results are kept for the health.retention_days setting (90 days by default).
          */
         get: {
             parameters: {
@@ -7862,9 +7952,35 @@ export interface paths {
                                 /** Format: date-time */
                                 checked_at: string;
                                 ok: boolean;
-                                state: "up" | "down" | "pending" | "unknown";
+                                /** @enum {unknown} */
+                                state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
                                 latency_ms: number | null;
                                 message: string | null;
+                                /** @description what the last check found beyond pass or fail: ping packets, DNS answers, the TLS certificate */
+                                details: {
+                                    /** @description ping: echo requests sent */
+                                    packets?: number;
+                                    /** @description ping: replies received */
+                                    received?: number;
+                                    /** @description ping: packets lost, in per cent */
+                                    loss_pct?: number;
+                                    /** @description dns: the answer code (NOERROR, NXDOMAIN, SERVFAIL ...) */
+                                    rcode?: string;
+                                    /** @description dns: the answers, as text */
+                                    answers?: string[];
+                                    certificate?: {
+                                        subject: string;
+                                        issuer: string;
+                                        /** Format: date-time */
+                                        not_after: string;
+                                        /** @description whole days until not_after; negative once expired */
+                                        days_left: number;
+                                        /** @description whether the chain verifies and names the host */
+                                        verified: boolean;
+                                        /** @description why it does not verify */
+                                        error: string | null;
+                                    };
+                                } | null;
                             }[];
                             uptime: {
                                 /** @description share of checks that passed, in per cent; null without checks in the period */
@@ -7926,8 +8042,10 @@ export interface paths {
                                 id: string;
                                 service_id: string | null;
                                 service_name: string;
-                                from_state: "up" | "down" | "pending" | "unknown";
-                                to_state: "up" | "down" | "pending" | "unknown";
+                                /** @enum {unknown} */
+                                from_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
+                                /** @enum {unknown} */
+                                to_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
                                 message: string | null;
                                 /** @description the root service whose outage alert this change was folded into (no alert of its own) */
                                 suppressed_by: string | null;
@@ -11702,7 +11820,7 @@ export interface paths {
         };
         /**
          * List apps by group, with the state of the service each follows
-         * @description Groups come in the order of their first app, apps by position. status is the linked service’s cached state (up, down, pending), paused when it is disabled, unknown without one; latency_ms its last check.
+         * @description Groups come in the order of their first app, apps by position. status is the linked service’s cached state (up, down, degraded, warning, pending), paused when it is disabled, unknown without one; latency_ms its last check.
          */
         get: {
             parameters: {
@@ -11991,10 +12109,10 @@ export interface paths {
                                 service_id: string | null;
                                 device_mac: string | null;
                                 /**
-                                 * @description the linked service's cached state (up, down, pending), paused when that service is disabled, unknown without a service
+                                 * @description the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown without a service
                                  * @enum {unknown}
                                  */
-                                status: "up" | "down" | "pending" | "paused" | "unknown";
+                                status: "up" | "down" | "degraded" | "warning" | "pending" | "paused" | "unknown";
                                 latency_ms: number | null;
                                 /** Format: date-time */
                                 created_at: string;
@@ -13536,14 +13654,58 @@ export interface components {
             id: string;
             name: string;
             category: string;
-            /** @description http and tcp are checked by the hub; push is checked by the heartbeats it sends */
-            kind: "http" | "tcp" | "push";
+            /** @enum {unknown} */
+            kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
             url: string | null;
             host: string | null;
             port: number | null;
             status_min: number;
             status_max: number;
             keyword: string | null;
+            method: string;
+            /** @description the request headers the check sends (write-only: only their names are shown) */
+            headers: {
+                set: boolean;
+                names: string[];
+            };
+            body: string | null;
+            json_query: {
+                /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                pointer: string;
+                /** @description the value there, compared as a string */
+                expected: string;
+            } | null;
+            packets: number | null;
+            dns_name: string | null;
+            dns_type: string | null;
+            expect: string | null;
+            warn_days: number | null;
+            slow_ms: number | null;
+            /** @description what the last check found beyond pass or fail: ping packets, DNS answers, the TLS certificate */
+            details: {
+                /** @description ping: echo requests sent */
+                packets?: number;
+                /** @description ping: replies received */
+                received?: number;
+                /** @description ping: packets lost, in per cent */
+                loss_pct?: number;
+                /** @description dns: the answer code (NOERROR, NXDOMAIN, SERVFAIL ...) */
+                rcode?: string;
+                /** @description dns: the answers, as text */
+                answers?: string[];
+                certificate?: {
+                    subject: string;
+                    issuer: string;
+                    /** Format: date-time */
+                    not_after: string;
+                    /** @description whole days until not_after; negative once expired */
+                    days_left: number;
+                    /** @description whether the chain verifies and names the host */
+                    verified: boolean;
+                    /** @description why it does not verify */
+                    error: string | null;
+                };
+            } | null;
             follow_redirects: boolean;
             verify_tls: boolean;
             /** @description whether the check sends basic-auth credentials (write-only: they are never shown) */
@@ -13570,9 +13732,10 @@ export interface components {
             host_check: boolean;
             discovered: boolean;
             notes: string | null;
-            /** @description http: scheme://host:port/path; tcp: tcp://host:port */
+            /** @description http: scheme://host:port/path; tcp: tcp://host:port; ping: ping://host; dns: dns://host:port/name/TYPE; tls: tls://host:port */
             target: string;
-            state: "up" | "down" | "pending" | "unknown";
+            /** @enum {unknown} */
+            state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
             latency_ms: number | null;
             checked_at: string | null;
             /** @description when the state last changed */
@@ -13755,10 +13918,10 @@ export interface components {
             service_id: string | null;
             device_mac: string | null;
             /**
-             * @description the linked service's cached state (up, down, pending), paused when that service is disabled, unknown without a service
+             * @description the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown without a service
              * @enum {unknown}
              */
-            status: "up" | "down" | "pending" | "paused" | "unknown";
+            status: "up" | "down" | "degraded" | "warning" | "pending" | "paused" | "unknown";
             latency_ms: number | null;
             /** Format: date-time */
             created_at: string;

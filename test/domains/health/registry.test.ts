@@ -349,38 +349,42 @@ t.test('the list groups by category with healthy counts; agents read, only the o
   t.match(record, { task: 'health.check', payload: {} });
 });
 
-t.test('recurring checks honour intervals; old results are removed after the retention period', async (t) => {
-  const items = healthCron(deps);
-  const log = { info: () => undefined, error: (message: string) => t.fail(message) };
-  t.same(await runDueItems(deps, items, new Date('2026-03-01T10:07:00'), log), ['health.check']);
-  const [fridge] = await ta.sql`select id from monitored_services where name = 'Fridge'`;
-  await ta.sql`
+t.test(
+  'recurring checks honour intervals; a daily purge removes results older than the retention',
+  async (t) => {
+    const items = healthCron(deps);
+    const log = { info: () => undefined, error: (message: string) => t.fail(message) };
+    t.same(await runDueItems(deps, items, new Date('2026-03-01T10:07:00'), log), ['health.check']);
+    t.same(
+      await runDueItems(deps, items, new Date('2026-03-02T03:41:00'), log),
+      ['health.check', 'health.purge'],
+      'the purge runs once a day',
+    );
+    const [fridge] = await ta.sql`select id from monitored_services where name = 'Fridge'`;
+    await ta.sql`
     insert into health_results (service_id, checked_at, ok, state) values (${fridge.id}, now() - interval '3 days', true, 'up')`;
-  await ta.asOwner({ method: 'PUT', url: '/api/settings/health.retention_days', payload: { value: 2 } });
-  // Fridge was checked just now, so the due run leaves it alone.
-  const before =
-    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
-  const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
-  await healthTasks.find((entry) => entry.task.name === 'health.check')?.executor(deps)(
-    { due: true },
-    helpers,
-  );
-  const after =
-    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
-  t.equal(
-    after[0].count,
-    before[0].count - 1,
-    'not checked again before its interval, and the old result pruned',
-  );
-  await ta.sql`update monitored_services set checked_at = now() - interval '61 seconds' where id = ${fridge.id}`;
-  await healthTasks.find((entry) => entry.task.name === 'health.check')?.executor(deps)(
-    { due: true },
-    helpers,
-  );
-  const again =
-    await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`;
-  t.equal(again[0].count, after[0].count + 1, 'checked once its interval has passed');
-});
+    const [setting] = await ta.sql`select key from app_settings where key = 'health.retention_days'`;
+    t.notOk(setting, 'not set: the default applies');
+    const count = async () =>
+      (await ta.sql`select count(*)::int as count from health_results where service_id = ${fridge.id}`)[0]
+        .count;
+    const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
+    const task = (name: string) => healthTasks.find((entry) => entry.task.name === name)?.executor(deps);
+    // Fridge was checked just now, so the due run leaves it alone.
+    const before = await count();
+    await task('health.check')?.({ due: true }, helpers);
+    t.equal(await count(), before, 'not checked again before its interval');
+    await task('health.purge')?.({}, helpers);
+    t.equal(await count(), before, 'a 3-day-old result stays under the default of 90 days');
+    await ta.asOwner({ method: 'PUT', url: '/api/settings/health.retention_days', payload: { value: 2 } });
+    await task('health.purge')?.({}, helpers);
+    const after = await count();
+    t.equal(after, before - 1, 'the old result purged under a 2-day retention');
+    await ta.sql`update monitored_services set checked_at = now() - interval '61 seconds' where id = ${fridge.id}`;
+    await task('health.check')?.({ due: true }, helpers);
+    t.equal(await count(), after + 1, 'checked once its interval has passed');
+  },
+);
 
 /** Prometheus text: `name{label="v",...} value` lines. */
 function parseMetrics(text: string) {

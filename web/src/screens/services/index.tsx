@@ -1,6 +1,7 @@
-// Services: health by category (state, latency, uptime over 24 hours), add and edit, and the candidates LAN
-// discovery found, to promote or dismiss. A push service (checked by the heartbeats it sends) shows its heartbeat
-// URL with examples when it is made or its token renewed.
+// Services: health by category (state, latency, uptime over 24 hours, a certificate's days left, a DNS answer), add
+// and edit every kind of check with its own fields, and the candidates LAN discovery found, to promote or dismiss.
+// A push service (checked by the heartbeats it sends) shows its heartbeat URL with examples when it is made or its
+// token renewed.
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
@@ -12,25 +13,160 @@ import type { Answer } from '../../types.ts';
 import { PushUrls } from './push.tsx';
 
 type Candidate = Answer<'/api/health/discovered'>['items'][number];
+type Service = Answer<'/api/health/services'>['groups'][number]['services'][number];
+type Kind = Service['kind'];
 
-const stateBadge: Record<string, string> = { up: 'success', down: 'danger', degraded: 'warning' };
+const stateBadge: Record<string, string> = {
+  up: 'success',
+  down: 'danger',
+  degraded: 'warning',
+  warning: 'warning',
+};
 
+const kinds: { kind: Kind; label: string }[] = [
+  { kind: 'http', label: 'HTTP(S)' },
+  { kind: 'tcp', label: 'TCP port' },
+  { kind: 'ping', label: 'Ping' },
+  { kind: 'dns', label: 'DNS' },
+  { kind: 'tls', label: 'TLS certificate' },
+  { kind: 'push', label: 'Heartbeats it sends (push: cron jobs, backups)' },
+];
+const dnsTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'PTR', 'SRV'] as const;
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The form's fields, as typed (numbers as text). */
 interface Draft {
   id?: string;
   name: string;
   category: string;
-  target: string;
-  /** A heartbeat (push) service rather than a URL or tcp://host:port the hub checks. */
-  push?: boolean;
-  interval_s?: number;
-  grace_s?: number;
+  kind: Kind;
+  url: string;
+  method: (typeof methods)[number];
+  keyword: string;
+  pointer: string;
+  expected: string;
+  body: string;
+  host: string;
+  port: string;
+  packets: string;
+  dns_name: string;
+  dns_type: (typeof dnsTypes)[number];
+  expect: string;
+  warn_days: string;
+  slow_ms: string;
+  interval_s: string;
+  grace_s: string;
 }
 
-function targetBody(target: string) {
-  const tcp = /^tcp:\/\/([^:/]+):(\d+)$/.exec(target.trim());
-  return tcp
-    ? { kind: 'tcp' as const, host: tcp[1], port: Number(tcp[2]) }
-    : { kind: 'http' as const, url: target.trim() };
+const emptyDraft: Draft = {
+  name: '',
+  category: '',
+  kind: 'http',
+  url: 'https://',
+  method: 'GET',
+  keyword: '',
+  pointer: '',
+  expected: '',
+  body: '',
+  host: '',
+  port: '',
+  packets: '3',
+  dns_name: '',
+  dns_type: 'A',
+  expect: '',
+  warn_days: '14',
+  slow_ms: '',
+  interval_s: '3600',
+  grace_s: '600',
+};
+
+function draftOf(service: Service): Draft {
+  const text = (value: string | number | null) => (value === null ? '' : String(value));
+  return {
+    ...emptyDraft,
+    id: service.id,
+    name: service.name,
+    category: service.category,
+    kind: service.kind,
+    url: text(service.url),
+    method: service.method as Draft['method'],
+    keyword: text(service.keyword),
+    pointer: service.json_query?.pointer ?? '',
+    expected: service.json_query?.expected ?? '',
+    body: text(service.body),
+    host: text(service.host),
+    port: text(service.port),
+    packets: text(service.packets ?? 3),
+    dns_name: text(service.dns_name),
+    dns_type: (service.dns_type ?? 'A') as Draft['dns_type'],
+    expect: text(service.expect),
+    warn_days: text(service.warn_days ?? 14),
+    slow_ms: text(service.slow_ms),
+    interval_s: text(service.interval_s),
+    grace_s: text(service.grace_s),
+  };
+}
+
+/** What the form sends: the fields of its kind, blanks as null. */
+function draftBody(d: Draft) {
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+  const number = (value: string) => (value.trim() === '' ? null : Number(value));
+  const common = { name: d.name, category: d.category || 'General', slow_ms: number(d.slow_ms) };
+  switch (d.kind) {
+    case 'http':
+      return {
+        ...common,
+        kind: d.kind,
+        url: d.url.trim(),
+        method: d.method,
+        keyword: orNull(d.keyword),
+        body: d.method === 'GET' || d.method === 'HEAD' ? null : orNull(d.body),
+        json_query: d.pointer.trim() ? { pointer: d.pointer.trim(), expected: d.expected } : null,
+      };
+    case 'tcp':
+      return { ...common, kind: d.kind, host: d.host.trim(), port: number(d.port) };
+    case 'ping':
+      return { ...common, kind: d.kind, host: d.host.trim(), packets: number(d.packets) };
+    case 'dns':
+      return {
+        ...common,
+        kind: d.kind,
+        host: d.host.trim(),
+        port: number(d.port),
+        dns_name: d.dns_name.trim(),
+        dns_type: d.dns_type,
+        expect: orNull(d.expect),
+      };
+    case 'tls':
+      return {
+        ...common,
+        kind: d.kind,
+        host: d.host.trim(),
+        port: number(d.port),
+        warn_days: number(d.warn_days),
+      };
+    case 'push':
+      return {
+        name: d.name,
+        category: d.category || 'General',
+        kind: d.kind,
+        interval_s: Number(d.interval_s || 3600),
+        grace_s: Number(d.grace_s || 600),
+      };
+  }
+}
+
+/** What the row says beyond the state: a certificate's days left, a DNS answer, a ping's loss. */
+function finding(service: Service): string | null {
+  const details = service.details;
+  if (!details) return null;
+  if (details.certificate) {
+    const days = details.certificate.days_left;
+    return days < 0 ? 'certificate expired' : `certificate: ${days} days left`;
+  }
+  if (details.answers) return details.answers.length ? details.answers.join(', ') : (details.rcode ?? null);
+  if (details.loss_pct !== undefined) return `${details.loss_pct}% loss`;
+  return null;
 }
 
 export default function Services() {
@@ -50,15 +186,7 @@ export default function Services() {
     event.preventDefault();
     const d = draft.value;
     if (!d) return;
-    const body = d.push
-      ? {
-          name: d.name,
-          category: d.category || 'General',
-          kind: 'push' as const,
-          interval_s: d.interval_s ?? 3600,
-          grace_s: d.grace_s ?? 600,
-        }
-      : { name: d.name, category: d.category || 'General', ...targetBody(d.target) };
+    const body = draftBody(d);
     const saved = d.id
       ? await ok(api.PATCH('/api/health/services/{id}', { params: { path: { id: d.id } }, body })).catch(
           failed,
@@ -104,11 +232,7 @@ export default function Services() {
         <button type="button" onClick={checkNow}>
           <Icon name="refresh" size={15} /> Check now
         </button>
-        <button
-          type="button"
-          class="primary"
-          onClick={() => (draft.value = { name: '', category: '', target: 'https://' })}
-        >
+        <button type="button" class="primary" onClick={() => (draft.value = { ...emptyDraft })}>
           <Icon name="plus" size={15} /> Add service
         </button>
       </div>
@@ -136,6 +260,7 @@ export default function Services() {
                   <div>
                     <strong>{service.name}</strong>
                     <div class="muted small">{service.target}</div>
+                    {finding(service) && <div class="small service-finding">{finding(service)}</div>}
                     {service.message && service.state !== 'up' && (
                       <div class="error small">{service.message}</div>
                     )}
@@ -164,17 +289,7 @@ export default function Services() {
                     type="button"
                     class="ghost small"
                     aria-label={`Edit ${service.name}`}
-                    onClick={() =>
-                      (draft.value = {
-                        id: service.id,
-                        name: service.name,
-                        category: service.category,
-                        target: service.target,
-                        push: service.kind === 'push',
-                        interval_s: service.interval_s,
-                        grace_s: service.grace_s,
-                      })
-                    }
+                    onClick={() => (draft.value = draftOf(service))}
                   >
                     <Icon name="edit" size={14} />
                   </button>
@@ -244,58 +359,17 @@ export default function Services() {
                 onInput={(e) => (draft.value = { ...draft.value!, category: e.currentTarget.value })}
               />
             </label>
-            <label>
-              Checked by
-              <select
-                value={draft.value.push ? 'push' : 'target'}
-                onChange={(e) => (draft.value = { ...draft.value!, push: e.currentTarget.value === 'push' })}
-              >
-                <option value="target">the hub: a URL or tcp://host:port</option>
-                <option value="push">heartbeats it sends (push: cron jobs, backups)</option>
-              </select>
-            </label>
-            {draft.value.push ? (
-              <>
-                <label>
-                  Expected every (seconds)
-                  <input
-                    type="number"
-                    min={10}
-                    value={draft.value.interval_s ?? 3600}
-                    onInput={(e) =>
-                      (draft.value = { ...draft.value!, interval_s: Number(e.currentTarget.value) })
-                    }
-                  />
-                </label>
-                <label>
-                  Grace (seconds late before it is down)
-                  <input
-                    type="number"
-                    min={0}
-                    value={draft.value.grace_s ?? 600}
-                    onInput={(e) =>
-                      (draft.value = { ...draft.value!, grace_s: Number(e.currentTarget.value) })
-                    }
-                  />
-                </label>
-                {draft.value.id && (
-                  <p class="muted small">
-                    The heartbeat URL was shown when the service was made.{' '}
-                    <button type="button" class="small" onClick={() => renewToken(draft.value!.id!)}>
-                      New heartbeat URL
-                    </button>
-                  </p>
-                )}
-              </>
-            ) : (
-              <label>
-                URL (http, https) or tcp://host:port
-                <input
-                  value={draft.value.target}
-                  onInput={(e) => (draft.value = { ...draft.value!, target: e.currentTarget.value })}
-                  required
-                />
-              </label>
+            <KindFields
+              draft={draft.value}
+              change={(fields) => (draft.value = { ...draft.value!, ...fields })}
+            />
+            {draft.value.kind === 'push' && draft.value.id && (
+              <p class="muted small">
+                The heartbeat URL was shown when the service was made.{' '}
+                <button type="button" class="small" onClick={() => renewToken(draft.value!.id!)}>
+                  New heartbeat URL
+                </button>
+              </p>
             )}
             <div class="row">
               <button type="submit" class="primary">
@@ -309,5 +383,83 @@ export default function Services() {
         </Dialog>
       )}
     </div>
+  );
+}
+
+/** The fields of the draft's kind, with the kind picker and slow_ms that every kind has. */
+function KindFields({ draft, change }: { draft: Draft; change: (fields: Partial<Draft>) => void }) {
+  const field = (key: keyof Draft, label: string, props: Record<string, unknown> = {}) => (
+    <label>
+      {label}
+      <input
+        value={String(draft[key] ?? '')}
+        onInput={(e) => change({ [key]: e.currentTarget.value })}
+        {...props}
+      />
+    </label>
+  );
+  const choice = <T extends string>(key: keyof Draft, label: string, options: readonly T[]) => (
+    <label>
+      {label}
+      <select value={String(draft[key])} onChange={(e) => change({ [key]: e.currentTarget.value })}>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <>
+      <label>
+        Kind
+        <select value={draft.kind} onChange={(e) => change({ kind: e.currentTarget.value as Kind })}>
+          {kinds.map(({ kind, label }) => (
+            <option key={kind} value={kind}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {draft.kind === 'http' && (
+        <>
+          {field('url', 'URL', { required: true })}
+          {choice('method', 'Method', methods)}
+          {field('keyword', 'Keyword in the answer')}
+          {field('pointer', 'JSON Pointer', { placeholder: '/status' })}
+          {field('expected', 'Expected value there', { placeholder: 'ok' })}
+          {draft.method !== 'GET' && draft.method !== 'HEAD' && field('body', 'Request body')}
+        </>
+      )}
+      {draft.kind !== 'http' &&
+        draft.kind !== 'push' &&
+        field('host', draft.kind === 'dns' ? 'DNS server' : 'Host', { required: true })}
+      {draft.kind === 'push' && (
+        <>
+          {field('interval_s', 'Expected every (seconds)', { type: 'number', min: 10 })}
+          {field('grace_s', 'Grace (seconds late before it is down)', { type: 'number', min: 0 })}
+        </>
+      )}
+      {(draft.kind === 'tcp' || draft.kind === 'dns' || draft.kind === 'tls') &&
+        field('port', 'Port', {
+          type: 'number',
+          min: 1,
+          max: 65535,
+          required: draft.kind === 'tcp',
+          placeholder: draft.kind === 'dns' ? '53' : draft.kind === 'tls' ? '443' : '',
+        })}
+      {draft.kind === 'ping' && field('packets', 'Packets', { type: 'number', min: 1, max: 10 })}
+      {draft.kind === 'dns' && (
+        <>
+          {field('dns_name', 'Name to look up', { required: true })}
+          {choice('dns_type', 'Record type', dnsTypes)}
+          {field('expect', 'Expected answer')}
+        </>
+      )}
+      {draft.kind === 'tls' &&
+        field('warn_days', 'Warn days before expiry', { type: 'number', min: 1, max: 365 })}
+      {field('slow_ms', 'Slow above (ms)', { type: 'number', min: 1, placeholder: 'never' })}
+    </>
   );
 }

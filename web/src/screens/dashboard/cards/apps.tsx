@@ -13,6 +13,8 @@ type App = components['schemas']['App'];
 const statusWords: Record<App['status'], string> = {
   up: 'up',
   down: 'down',
+  degraded: 'slow',
+  warning: 'certificate expiring',
   pending: 'not checked yet',
   paused: 'checks paused',
   unknown: 'no service linked',

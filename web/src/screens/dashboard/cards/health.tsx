@@ -4,8 +4,17 @@ import { Wait } from './parts.tsx';
 
 export type ServiceGroups = Answer<'/api/health/services'>;
 
-const stateOrder = { down: 0, unknown: 1, pending: 2, up: 3 } as const;
-const stateTone = { down: 'danger', unknown: '', pending: 'warning', up: 'success' } as const;
+const stateOrder = { down: 0, warning: 1, degraded: 2, unknown: 3, pending: 4, up: 5 } as const;
+const stateTone = {
+  down: 'danger',
+  warning: 'warning',
+  degraded: 'warning',
+  unknown: '',
+  pending: 'warning',
+  up: 'success',
+} as const;
+/** Slow (degraded) or with a certificate expiring soon (warning), a service still passes its check. */
+const passing = new Set(['up', 'degraded', 'warning']);
 
 export function Health({ data, categories }: { data: ServiceGroups; categories?: string[] }) {
   const groups = categories
@@ -15,7 +24,7 @@ export function Health({ data, categories }: { data: ServiceGroups; categories?:
     .flatMap((group) => group.services)
     .sort((a, b) => stateOrder[a.state] - stateOrder[b.state] || a.name.localeCompare(b.name));
   if (services.length === 0) return <Wait>No services monitored yet</Wait>;
-  const up = services.filter((service) => service.state === 'up').length;
+  const up = services.filter((service) => passing.has(service.state)).length;
   return (
     <div class="stack-tight">
       <span class={`badge ${up === services.length ? 'success' : 'warning'}`}>
