@@ -81,6 +81,7 @@ t.test('the add form offers every kind with its fields', async (t) => {
     'Ping',
     'DNS',
     'TLS certificate',
+    'Heartbeats it sends (push: cron jobs, backups)',
   ]);
   await dialog.getByLabel('JSON Pointer').waitFor();
   await kind.selectOption('ping');

@@ -121,7 +121,7 @@ t.test('the owner adds a push service, copies its URL, and publishes a status pa
 
   await page.getByRole('button', { name: 'Add service' }).click();
   await page.getByLabel('Name').fill('Nightly rsync');
-  await page.getByLabel('Checked by').selectOption('push');
+  await page.getByLabel('Kind').selectOption('push');
   await page.getByLabel('Expected every (seconds)').fill('86400');
   await page.getByRole('button', { name: 'Save' }).click();
   const shown = page.getByRole('alert', { name: 'Heartbeat URL of Nightly rsync' });
