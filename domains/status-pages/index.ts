@@ -126,7 +126,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
               'No credentials needed. Shows nothing of how a service is checked. A page not public (or no page) ' +
               'is 404, except to the owner, who may preview it.',
             params: SlugParams,
-            response: { 200: PublicStatus, ...errors(400, 404) },
+            response: { 200: PublicStatus, ...errors(400, 404, 429) },
           },
         },
         async (request) => publicStatus(request.params.slug, request.principal?.kind === 'owner'),
@@ -140,7 +140,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'A badge of a service’s state (services on a public status page only)',
             params: BadgeParams,
             produces: ['image/svg+xml'],
-            response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors(400, 404) },
+            response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors(400, 404, 429) },
           },
         },
         async (request, reply) => {
@@ -159,7 +159,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             params: BadgeParams,
             querystring: UptimeBadgeQuery,
             produces: ['image/svg+xml'],
-            response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors(400, 404) },
+            response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors(400, 404, 429) },
           },
         },
         async (request, reply) => {

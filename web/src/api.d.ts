@@ -8659,6 +8659,7 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
@@ -8700,6 +8701,7 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
@@ -8743,6 +8745,7 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
         };
