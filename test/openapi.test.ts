@@ -22,6 +22,8 @@ const withoutBodySchema = new Set([
   'POST /api/capture/upload', // multipart/form-data, streamed
   'POST /api/ingest/:service', // raw bytes: the HMAC signature is checked before parsing
   'POST /api/jobs/:id/retry',
+  'POST /api/approvals/:token', // the token in the path is all it takes
+  'POST /api/apps/:id/icon/refresh',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
   'POST /api/pages/:id/versions/:n/restore',

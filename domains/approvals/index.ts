@@ -1,5 +1,6 @@
 // Approve from the phone. Public: the token in the path is the credential (single-use, expiring, bound to one
-// pending change or action and one decision); a wrong one counts like a wrong bearer token.
+// pending change or action and one decision). Its 32 random bytes cannot be guessed, so a wrong one is not counted
+// against the caller's address as a wrong owner token is: counting would only let a stranger lock the owner out.
 //   POST /api/approvals/:token   approves or rejects what the token was minted for, as the owner would (audited as
 //                                owner:phone)
 // tokens.ts mints the tokens when approval.waiting is raised (pending-changes and actions call it).
@@ -30,7 +31,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       open.post(
         '/approvals/:token',
         {
-          config: { checksSecret: true },
           schema: {
             tags: ['pending-changes'],
             summary: 'Approve or reject a pending change or action from an approval.waiting alert',

@@ -37,7 +37,11 @@ async function checked(sql: Db, window: CreateMaintenance): Promise<WindowValues
   const rule = window.rrule ?? null;
   const duration = window.duration_minutes ?? null;
   if (rule !== null) {
-    if (endsAt) throw hubError('INVALID_MAINTENANCE', 'a recurring window has duration_minutes, not ends_at');
+    if (endsAt)
+      throw hubError(
+        'INVALID_MAINTENANCE',
+        'ends_at is for a one-off window: a recurring one (rrule) lasts its own length',
+      );
     if (duration === null) throw hubError('INVALID_MAINTENANCE', 'a recurring window needs duration_minutes');
     recurrence(rule, startsAt);
   } else {
