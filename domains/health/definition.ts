@@ -255,6 +255,8 @@ export function checkDefinition(
     if (merged.json_query && !merged.json_query.pointer.match(/^(\/.*)?$/)) {
       invalid('json_query.pointer must be a JSON Pointer: empty or starting with /');
     }
+    // An empty body is none (a form sends its blank field).
+    if (!merged.body) merged.body = null;
     if (merged.body !== null && (merged.method === 'GET' || merged.method === 'HEAD')) {
       invalid(`a ${merged.method} check sends no body`);
     }
