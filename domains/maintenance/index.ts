@@ -20,8 +20,7 @@ import {
   insertWindow,
   listWindows,
   lockWindow,
-  unknownResources,
-  unknownServices,
+  unknownIds,
   updateWindow,
   type WindowRow,
   type WindowValues,
@@ -52,9 +51,9 @@ async function checked(sql: Db, window: CreateMaintenance): Promise<WindowValues
   }
   const serviceIds = window.service_ids ?? [];
   const resourceIds = window.resource_ids ?? [];
-  const missingServices = await unknownServices(sql, serviceIds);
+  const missingServices = await unknownIds(sql, 'monitored_services', serviceIds);
   if (missingServices.length) throw hubError('SERVICE_NOT_FOUND', missingServices.join(', '));
-  const missingResources = await unknownResources(sql, resourceIds);
+  const missingResources = await unknownIds(sql, 'resources', resourceIds);
   if (missingResources.length) throw hubError('RESOURCE_NOT_FOUND', missingResources.join(', '));
   return {
     title: window.title,

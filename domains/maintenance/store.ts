@@ -83,20 +83,16 @@ export async function deleteWindow(sql: Db, id: string): Promise<boolean> {
   return result.count > 0;
 }
 
-/** Those of `ids` that name no monitored service (candidates included: a window may cover one). */
-export async function unknownServices(sql: Db, ids: string[]): Promise<string[]> {
+/** Those of `ids` with no row in `table` (services: candidates included, a window may cover one). */
+export async function unknownIds(
+  sql: Db,
+  table: 'monitored_services' | 'resources',
+  ids: string[],
+): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await sql<{ id: string }[]>`
     select id::text from unnest(${ids}::uuid[]) as given (id)
-    where not exists (select 1 from monitored_services s where s.id = given.id)`;
-  return rows.map((row) => row.id);
-}
-
-export async function unknownResources(sql: Db, ids: string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await sql<{ id: string }[]>`
-    select id::text from unnest(${ids}::uuid[]) as given (id)
-    where not exists (select 1 from resources r where r.id = given.id)`;
+    where not exists (select 1 from ${sql(table)} t where t.id = given.id)`;
   return rows.map((row) => row.id);
 }
 
