@@ -10,6 +10,7 @@ import { failureCounter, findSession } from './domains/sessions/credentials.ts';
 import { readSetting } from './domains/settings/registry.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
+import { buildSerializer, buildValidator } from './lib/schema-compilers.ts';
 import { ownerTokenDigest, secretLogPaths } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import { hub, modules } from './modules.ts';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
     return503OnClosing: true,
     frameworkErrors: frameworkError,
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
     ajv: {
       customOptions: { removeAdditional: false, allErrors: false },
       // After ajv-formats: dates a Date can hold (no leap second) and stored links (http or https only), as TypeBox's
