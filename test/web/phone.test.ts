@@ -3,10 +3,9 @@
 // sideways at either size, axe finds nothing serious; the manifest and the service worker make the app installable
 // (Chromium's own check) and the shell opens offline after one visit; a link shared to `/capture?url=` is captured
 // with one tap, and the bookmarklet's small window captures with the owner's session and closes itself.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { ownerToken } from '../helpers/app.ts';
+import { startUpstream } from '../helpers/upstream.ts';
 import { checkAccessible, listeningHub, openBrowser } from './browser.ts';
 
 // The bookmarklet's page is on another loopback address, which captures may fetch.
@@ -191,13 +190,16 @@ t.test('a link shared to /capture is ready and captured with one tap', async (t)
 });
 
 t.test("the bookmarklet's window captures with the session and closes itself", async (t) => {
-  const site = createServer((_request, response) => {
-    response.setHeader('content-type', 'text/html');
-    response.end('<!doctype html><title>Somewhere else</title><p>a page the owner reads</p>');
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.2', resolve));
-  t.teardown(() => new Promise((resolve) => site.close(resolve)));
-  const pageUrl = `http://127.0.0.2:${(site.address() as AddressInfo).port}/article`;
+  // The page stays open in the browser, keeping its connection: the helper's teardown cuts it.
+  const site = await startUpstream(
+    t,
+    (_request, response) => {
+      response.setHeader('content-type', 'text/html');
+      response.end('<!doctype html><title>Somewhere else</title><p>a page the owner reads</p>');
+    },
+    '127.0.0.2',
+  );
+  const pageUrl = `${site.url}/article`;
 
   await page.goto(`${hub.origin}/capture`);
   const code = await page.locator('a.bookmarklet').getAttribute('href');
