@@ -25,43 +25,46 @@ const entry = async (ta: TestApp) =>
 const put = (ta: TestApp, payload: Record<string, unknown>) =>
   ta.asOwner({ method: 'PUT', url: '/api/integrations/docker', payload });
 
-t.test('a unix socket: tested on save, refused when the daemon fails, used by the sync at once', async (t) => {
-  const docker = await startFakeDocker(t, labelled());
-  const ta = await testApp(t);
-  t.match(await entry(ta), { configured: false, source: null, fields: { client_key: { set: false } } });
-  t.equal(await syncDocker({ sql: ta.sql, config: ta.config }), null, 'nothing to read yet');
+t.test(
+  'a unix socket: tested on save, refused when the daemon fails, used by the sync at once',
+  async (t) => {
+    const docker = await startFakeDocker(t, labelled());
+    const ta = await testApp(t);
+    t.match(await entry(ta), { configured: false, source: null, fields: { client_key: { set: false } } });
+    t.equal(await syncDocker({ sql: ta.sql, config: ta.config }), null, 'nothing to read yet');
 
-  const missing = await put(ta, { host: 'unix:///nonexistent/docker.sock' });
-  t.equal(missing.statusCode, 422);
-  t.match(missing.json(), { code: 'INTEGRATION_TEST_FAILED', test: { ok: false, status: null } });
-  t.match(missing.json().message, /no such socket/);
+    const missing = await put(ta, { host: 'unix:///nonexistent/docker.sock' });
+    t.equal(missing.statusCode, 422);
+    t.match(missing.json(), { code: 'INTEGRATION_TEST_FAILED', test: { ok: false, status: null } });
+    t.match(missing.json().message, /no such socket/);
 
-  docker.failWith = { status: 500, message: 'Error response from daemon: dial unix containerd.sock' };
-  const failing = await put(ta, { host: docker.host });
-  t.equal(failing.statusCode, 422);
-  t.match(failing.json().test, { ok: false, status: 500, message: /dial unix containerd\.sock/ });
-  t.equal((await entry(ta)).configured, false, 'nothing was stored');
+    docker.failWith = { status: 500, message: 'Error response from daemon: dial unix containerd.sock' };
+    const failing = await put(ta, { host: docker.host });
+    t.equal(failing.statusCode, 422);
+    t.match(failing.json().test, { ok: false, status: 500, message: /dial unix containerd\.sock/ });
+    t.equal((await entry(ta)).configured, false, 'nothing was stored');
 
-  docker.failWith = null;
-  const saved = await put(ta, { host: docker.host });
-  t.equal(saved.statusCode, 200);
-  t.match(saved.json(), {
-    kind: 'docker',
-    configured: true,
-    source: 'settings',
-    fields: { host: docker.host, client_key: { set: false } },
-    last_test: { ok: true, status: 200, message: 'Docker 27.3.1 (API 1.47) on linux/amd64' },
-  });
-  t.ok(docker.requests.includes('GET /version'));
+    docker.failWith = null;
+    const saved = await put(ta, { host: docker.host });
+    t.equal(saved.statusCode, 200);
+    t.match(saved.json(), {
+      kind: 'docker',
+      configured: true,
+      source: 'settings',
+      fields: { host: docker.host, client_key: { set: false } },
+      last_test: { ok: true, status: 200, message: 'Docker 27.3.1 (API 1.47) on linux/amd64' },
+    });
+    t.ok(docker.requests.includes('GET /version'));
 
-  const tested = await ta.asOwner({ method: 'POST', url: '/api/integrations/docker/test' });
-  t.match(tested.json(), { ok: true, message: /Docker 27\.3\.1/ });
+    const tested = await ta.asOwner({ method: 'POST', url: '/api/integrations/docker/test' });
+    t.match(tested.json(), { ok: true, message: /Docker 27\.3\.1/ });
 
-  // The sync reads the stored settings, no restart.
-  t.match(await syncDocker({ sql: ta.sql, config: ta.config }), { containers: 1, candidates: 1 });
-  const bad = await put(ta, { host: 'ssh://docker.home.test' });
-  t.equal(bad.statusCode, 400);
-});
+    // The sync reads the stored settings, no restart.
+    t.match(await syncDocker({ sql: ta.sql, config: ta.config }), { containers: 1, candidates: 1 });
+    const bad = await put(ta, { host: 'ssh://docker.home.test' });
+    t.equal(bad.statusCode, 400);
+  },
+);
 
 t.test('TLS with a client certificate, the key sealed at rest', async (t) => {
   const ca = testCa(t, 'Docker Test CA');
@@ -98,7 +101,11 @@ t.test('TLS with a client certificate, the key sealed at rest', async (t) => {
   t.notMatch(JSON.stringify(row), /PRIVATE KEY/, 'the key is not in the database in the clear');
 
   // Saved again without the key: the stored one is kept.
-  const again = await put(ta, { host: docker.host, ca_certificate: ca.cert, client_certificate: client.cert });
+  const again = await put(ta, {
+    host: docker.host,
+    ca_certificate: ca.cert,
+    client_certificate: client.cert,
+  });
   t.equal(again.statusCode, 200);
   t.match(await syncDocker({ sql: ta.sql, config: ta.config }), { candidates: 1 });
 
