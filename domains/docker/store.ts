@@ -3,20 +3,11 @@
 import type { Db } from '../../plugins/db.ts';
 import type { Candidate } from './candidates.ts';
 
-export interface CandidateRow {
+/** A candidate as a sync writes it: what its labels propose (the icon mapped to an iconRef) and its state. */
+export type SyncedCandidate = Omit<Candidate, 'icon_label'> & { icon: string | null };
+
+export interface CandidateRow extends SyncedCandidate {
   id: string;
-  key: string;
-  container_id: string;
-  container_name: string;
-  image: string;
-  source: 'homepage' | 'traefik';
-  name: string;
-  href: string;
-  description: string;
-  group: string | null;
-  icon: string | null;
-  state: string;
-  health: 'healthy' | 'unhealthy' | 'starting' | null;
   app_id: string | null;
   dismissed: boolean;
   seen_at: Date;
@@ -29,10 +20,7 @@ const columns = (sql: Db) => sql`
   health, app_id, dismissed_at is not null as dismissed, seen_at, created_at, updated_at`;
 
 /** Writes a candidate seen now, by its key: what its labels propose and its container's state. */
-export async function saveCandidate(
-  sql: Db,
-  candidate: Omit<Candidate, 'icon_label'> & { icon: string | null },
-): Promise<void> {
+export async function saveCandidate(sql: Db, candidate: SyncedCandidate): Promise<void> {
   const c = candidate;
   await sql`
     insert into docker_candidates (key, container_id, container_name, image, source, name, href, description,
