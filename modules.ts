@@ -15,6 +15,7 @@ import boards from './domains/boards/index.ts';
 import capture from './domains/capture/index.ts';
 import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
+import docker from './domains/docker/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import hubBackup from './domains/hub-backup/index.ts';
@@ -95,6 +96,7 @@ export const modules: readonly HubModule[] = [
   apps,
   boards,
   alerts,
+  docker,
 ];
 
 /** Everything the modules contribute, gathered once. */

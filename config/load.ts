@@ -7,6 +7,7 @@ import { type BackupConfig, backup } from './backup.ts';
 import { type CaptureConfig, capture, type IngestConfig, ingest } from './capture.ts';
 import { type DashboardConfig, dashboard } from './dashboard.ts';
 import { type DevicesConfig, devices } from './devices.ts';
+import { type DockerConfig, docker } from './docker.ts';
 import { ConfigError, type Env, environment } from './env.ts';
 import {
   type AlertsConfig,
@@ -40,6 +41,7 @@ export interface Config {
   discovery: DiscoveryConfig;
   dashboard: DashboardConfig;
   backup: BackupConfig;
+  docker: DockerConfig;
 }
 
 export function loadConfig(env: Env = environment()): Config {
@@ -62,6 +64,7 @@ export function loadConfig(env: Env = environment()): Config {
     discovery: discovery(env),
     dashboard: dashboard(env),
     backup: backup(env, serverConfig.dataDir),
+    docker: docker(env),
   };
 }
 

@@ -209,6 +209,11 @@ const catalogue = {
     () => 'the default board cannot be deleted (its layout is the dashboard layout)',
   ),
   SERVICE_TARGET_TAKEN: entry(409, (target: string) => `a monitored service already checks ${target}`),
+  DISCOVERED_APP_NOT_FOUND: notFound('discovered app'),
+  DISCOVERED_APP_PROMOTED: entry(
+    409,
+    (id: string, appId: string) => `discovered app ${id} was promoted already: it is app ${appId}`,
+  ),
   // Dashboard and infrastructure cards. An upstream's failure is our 502 with its own status in the message and in
   // `upstream`, never its status as ours.
   LAYOUT_INVALID: entry(400, detail),

@@ -482,7 +482,7 @@ async function connectChecked(
 
 function guardedConnector(
   policy: AddressPolicy,
-  tls: { rejectUnauthorized?: boolean; ca?: Buffer | string } = {},
+  tls: { rejectUnauthorized?: boolean; ca?: Buffer | string; cert?: string; key?: string } = {},
 ): buildConnector.connector {
   // HTTP/1.1 only: every site speaks it, and one protocol keeps the limits below behaving one way.
   const open = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false, ...tls });
@@ -531,6 +531,9 @@ export interface UpstreamAgentOptions {
   rejectUnauthorized?: boolean;
   /** Extra CA certificates to trust (PVE_CA_FILE). */
   ca?: Buffer | string;
+  /** A client certificate and its key (PEM), for an upstream that asks for one (a Docker daemon's TLS). */
+  cert?: string;
+  key?: string;
   keepAliveTimeout?: number;
   pipelining?: number;
   headersTimeout?: number;
@@ -545,7 +548,7 @@ export interface UpstreamAgentOptions {
  * Make one per configuration and keep it: it pools connections.
  */
 export function upstreamAgent(options: UpstreamAgentOptions = {}): Agent {
-  const { rejectUnauthorized = true, ca, lookup = defaultLookup, ...agentOptions } = options;
+  const { rejectUnauthorized = true, ca, cert, key, lookup = defaultLookup, ...agentOptions } = options;
   const policy: AddressPolicy = {
     metadataOnly: true,
     allowPrivate: true,
@@ -553,7 +556,10 @@ export function upstreamAgent(options: UpstreamAgentOptions = {}): Agent {
     treatAsPublic: undefined,
     allowList: null,
   };
-  return new Agent({ ...agentOptions, connect: guardedConnector(policy, { rejectUnauthorized, ca }) });
+  return new Agent({
+    ...agentOptions,
+    connect: guardedConnector(policy, { rejectUnauthorized, ca, cert, key }),
+  });
 }
 
 /** Node's built-in fetch as its `dispatcher` option takes it (its fetch speaks undici's older handler API). */

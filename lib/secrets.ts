@@ -164,6 +164,7 @@ const secretFields = [
   'secret',
   'password',
   'authorization',
+  'client_key',
 ];
 
 /** Log paths the logger censors: request credentials, and secret fields at the top of a logged object or one level in. */

@@ -48,6 +48,8 @@ function failureReason(error: unknown, timeoutMs: number): string {
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOENT') return 'no such socket';
+  if (code === 'EACCES') return 'permission denied on the socket';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
   if (code?.startsWith('ERR_TLS') || code?.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {

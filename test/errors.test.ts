@@ -359,6 +359,8 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   CANDIDATE_NOT_FOUND: 'test/domains/health/discovery.test.ts',
   INVALID_SERVICE_CHECK: 'test/domains/health/registry.test.ts',
   SERVICE_TARGET_TAKEN: 'test/domains/health/registry.test.ts',
+  DISCOVERED_APP_NOT_FOUND: 'test/domains/docker/discovery.test.ts',
+  DISCOVERED_APP_PROMOTED: 'test/domains/docker/discovery.test.ts',
   MAINTENANCE_NOT_FOUND: 'test/domains/maintenance/windows.test.ts',
   APPROVAL_TOKEN_INVALID: 'test/domains/approvals-phone/phone.test.ts',
   INVALID_MAINTENANCE: 'test/domains/maintenance/windows.test.ts',

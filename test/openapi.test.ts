@@ -24,6 +24,7 @@ const withoutBodySchema = new Set([
   'POST /api/jobs/:id/retry',
   'POST /api/approvals/:token', // the token in the path is all it takes
   'POST /api/apps/:id/icon/refresh',
+  'POST /api/apps/discovered/:id/promote',
   'POST /api/projects/:id/research',
   'POST /api/pending-changes/:id/approve',
   'POST /api/pages/:id/versions/:n/restore',

@@ -28,6 +28,25 @@ export const App = Type.Object(
         'without a service',
     }),
     latency_ms: Type.Union([Type.Integer(), Type.Null()]),
+    container: Type.Union(
+      [
+        Type.Object({
+          state: Type.String({
+            description:
+              "Docker's state (running, exited, paused, restarting, created, dead), or removed when the container is gone",
+          }),
+          health: Type.Union(
+            [Type.Literal('healthy'), Type.Literal('unhealthy'), Type.Literal('starting'), Type.Null()],
+            { description: "its health check's state; null without one" },
+          ),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'the Docker container it was promoted from (GET /api/apps/discovered); null for other apps',
+      },
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -15,6 +15,7 @@ export interface AppRow {
   device_mac: string | null;
   status: AppStatus;
   latency_ms: number | null;
+  container: { state: string; health: 'healthy' | 'unhealthy' | 'starting' | null } | null;
   has_favicon: boolean;
   created_at: Date;
   updated_at: Date;
@@ -30,14 +31,19 @@ export interface AppFields {
   device_mac: string | null;
 }
 
-/** An app with its service's cached state: paused when the service is disabled, unknown without one. */
+/**
+ * An app with its service's cached state (paused when the service is disabled, unknown without one) and, for an app
+ * promoted from a Docker container, that container's state as the last sync saw it.
+ */
 function selectApps(sql: Db) {
   return sql`
     select a.id, a.name, a.href, a.description, a.icon, a.group_name as "group", a.position, a.service_id,
       a.device_mac, a.created_at, a.updated_at, (a.favicon is not null) as has_favicon,
       case when s.id is null then 'unknown' when not s.enabled then 'paused' else s.state end as status,
-      case when s.enabled then s.latency_ms end as latency_ms
-    from apps a left join monitored_services s on s.id = a.service_id`;
+      case when s.enabled then s.latency_ms end as latency_ms,
+      case when d.id is not null then json_build_object('state', d.state, 'health', d.health) end as container
+    from apps a left join monitored_services s on s.id = a.service_id
+      left join docker_candidates d on d.app_id = a.id`;
 }
 
 /** Groups in the order of their first app, then positions. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HubError } from '../../lib/errors.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
+import { dockerClient } from '../docker/client.ts';
 import { pveClient } from '../proxmox/client.ts';
 import { shlinkClient } from '../shlink/client.ts';
 import { transcribe } from '../voice/stt.ts';
@@ -97,6 +98,15 @@ const checks: { [K in IntegrationKind]: Check<K> } = {
   },
   async karakeep() {
     return 'nothing to reach: Karakeep sends its deliveries to /api/ingest/karakeep with this secret';
+  },
+  async docker(settings, timeoutMs) {
+    const client = dockerClient(settings, timeoutMs);
+    try {
+      const version = await client.version();
+      return `Docker ${version.Version ?? '(version not given)'} (API ${version.ApiVersion ?? '?'}) on ${version.Os ?? '?'}/${version.Arch ?? '?'}`;
+    } finally {
+      await client.close();
+    }
   },
 };
 

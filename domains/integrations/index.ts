@@ -1,8 +1,9 @@
 // Integrations: the upstreams (weather, Proxmox, Shlink, speech to text, the assistant's endpoint, linkding, the
-// Karakeep webhook) configured from the browser, tested before they are saved, used at once. The owner's only.
+// Karakeep webhook, the Docker Engine API) configured from the browser, tested before they are saved, used at once.
+// The owner's only.
 //   GET    /api/integrations              every kind: source, fields (secrets as { set }), last test
 //   PUT    /api/integrations/:kind        one route per kind (weather, proxmox, shlink, stt, assistant, linkding,
-//                                        karakeep): test the upstream (unless ?test=false), then store
+//                                        karakeep, docker): test the upstream (unless ?test=false), then store
 //   POST   /api/integrations/:kind/test   one route per kind: test the given or the stored settings, saving nothing
 //   DELETE /api/integrations/:kind        remove the stored settings
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -70,6 +70,16 @@ function environmentFields<K extends IntegrationKind>(kind: K, settings: Integra
     }
     case 'karakeep':
       return { webhook_secret: set(true) };
+    case 'docker': {
+      const docker = s as IntegrationSettingsOf['docker'];
+      return {
+        host: docker.host,
+        tls: docker.tls !== null,
+        ca_certificate: docker.tls?.ca ?? null,
+        client_certificate: docker.tls?.cert ?? null,
+        client_key: set(docker.tls?.key),
+      };
+    }
   }
 }
 
@@ -114,7 +124,9 @@ function refuseIfEnvironment(deps: IntegrationDeps, kind: IntegrationKind): void
   if (!settingsFromEnvironment(deps.config, kind)) return;
   const [first, second] = environmentVariables[kind];
   const named =
-    kind === 'stt' || kind === 'assistant' || kind === 'karakeep' ? first : `${first} and ${second}`;
+    kind === 'stt' || kind === 'assistant' || kind === 'karakeep' || kind === 'docker'
+      ? first
+      : `${first} and ${second}`;
   throw hubError(
     'SET_BY_ENVIRONMENT',
     `the ${kind} integration is set by the environment (${named}): change it there, or unset ${named} to manage ` +
@@ -159,6 +171,12 @@ async function valuesOf(
         `timezone must be an IANA time zone such as Europe/Berlin, or auto`,
       );
     }
+  }
+  if (kind === 'docker' && (values.client_certificate === undefined) !== (values.client_key === undefined)) {
+    throw hubError(
+      'VALIDATION_FAILED',
+      'client_certificate and client_key go together: give both, or neither',
+    );
   }
   return values;
 }

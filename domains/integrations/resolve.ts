@@ -2,6 +2,7 @@
 // integration (environment variables win), else from the integration the owner stored in the browser, read at each
 // call so a change applies at once. Other domains call `integrationSettings`; nothing else reads the stored rows.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import type { AssistantRunnerConfig as AssistantConfig } from '../../config/assistant.ts';
 import type { LinkdingConfig } from '../../config/capture.ts';
@@ -10,6 +11,7 @@ import type { SttConfig } from '../../config/voice.ts';
 import { hubError } from '../../lib/errors.ts';
 import { openSecret, SecretUnreadableError } from '../../lib/secrets.ts';
 import type { Db } from '../../plugins/db.ts';
+import type { DockerSettings } from '../docker/client.ts';
 import { secretKeyOf } from './keyring.ts';
 import type { IntegrationKind, KindFields } from './schema.ts';
 import { findIntegrationRow, type IntegrationRow } from './store.ts';
@@ -45,6 +47,7 @@ export interface IntegrationSettingsOf {
   assistant: AssistantConfig;
   linkding: LinkdingConfig;
   karakeep: { webhookSecret: string };
+  docker: DockerSettings;
 }
 
 export interface Resolved<K extends IntegrationKind> {
@@ -69,6 +72,7 @@ export const environmentVariables: Record<IntegrationKind, readonly string[]> = 
   ],
   linkding: ['LINKDING_URL', 'LINKDING_TOKEN', 'LINKDING_SCHEDULE'],
   karakeep: ['WEBHOOK_SECRET'],
+  docker: ['DOCKER_HOST', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY'],
 };
 
 // Defaults of what the browser form leaves out; the environment's own defaults are the same (config.ts).
@@ -107,6 +111,12 @@ function environmentSettings(
       return config.capture.linkding;
     case 'karakeep':
       return config.capture.webhookSecret ? { webhookSecret: config.capture.webhookSecret } : null;
+    case 'docker': {
+      const { host, tls, certPath } = config.docker;
+      if (host === null) return null;
+      const pem = (file: string) => (certPath ? readFileSync(path.join(certPath, file), 'utf8') : null);
+      return { host, tls: tls ? { ca: pem('ca.pem'), cert: pem('cert.pem'), key: pem('key.pem') } : null };
+    }
   }
 }
 
@@ -196,6 +206,17 @@ export function settingsFromValues<K extends IntegrationKind>(
       }
       case 'karakeep':
         return { webhookSecret: (values as KindFields<'karakeep'>).webhook_secret as string };
+      case 'docker': {
+        const v = values as KindFields<'docker'>;
+        const certificates = [v.ca_certificate, v.client_certificate, v.client_key].some(Boolean);
+        const tls = v.host.startsWith('https://') || (v.host.startsWith('tcp://') && certificates);
+        return {
+          host: v.host,
+          tls: tls
+            ? { ca: v.ca_certificate ?? null, cert: v.client_certificate ?? null, key: v.client_key ?? null }
+            : null,
+        } satisfies DockerSettings;
+      }
     }
   })();
   return settings as IntegrationSettingsOf[K];

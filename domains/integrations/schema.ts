@@ -11,6 +11,7 @@ export const integrationKinds = [
   'assistant',
   'linkding',
   'karakeep',
+  'docker',
 ] as const;
 export type IntegrationKind = (typeof integrationKinds)[number];
 
@@ -24,6 +25,14 @@ function Secret(description: string) {
 }
 
 const Url = (description: string) => ({ ...WebUrl(2048), description });
+
+/** A PEM text: a certificate, or (a secret) a private key. */
+const Pem = (marker: string, description: string) =>
+  Type.Optional(
+    Type.Union([Type.String({ maxLength: 20_000, pattern: `-----BEGIN ${marker}-----` }), Type.Null()], {
+      description,
+    }),
+  );
 
 const Schedule = Type.String({
   pattern: '^[\\d*/,-]+( [\\d*/,-]+){4}$',
@@ -155,6 +164,29 @@ export const kinds = {
     ),
     secrets: ['webhook_secret'],
     requiredSecrets: ['webhook_secret'],
+  }),
+  docker: kind({
+    title: 'Docker',
+    fields: Type.Object(
+      {
+        host: Type.String({
+          maxLength: 500,
+          pattern: '^(unix:///\\S+|(tcp|http|https)://[^\\s/@]+/?)$',
+          description:
+            'the Engine API: unix:///var/run/docker.sock, tcp://host:2375, or https://host:2376 (TLS; tcp:// with ' +
+            'certificates speaks TLS too, as docker --tlsverify does)',
+        }),
+        ca_certificate: Pem('CERTIFICATE', "the CA that signs the daemon's certificate (ca.pem)"),
+        client_certificate: Pem('CERTIFICATE', 'the client certificate the daemon asks for (cert.pem)'),
+        client_key: Pem(
+          '[A-Z ]*PRIVATE KEY',
+          "the client certificate's key (key.pem; write-only: left out keeps the stored one, null clears it)",
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    secrets: ['client_key'],
+    requiredSecrets: [],
   }),
 } satisfies Record<IntegrationKind, KindDefinition>;
 

@@ -10649,7 +10649,7 @@ export interface paths {
         put?: never;
         /**
          * Run an action
-         * @description Actions: speedtest.run, devices.scan, health.check, discover.lan, hub.backup; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
+         * @description Actions: speedtest.run, devices.scan, health.check, discover.lan, hub.backup, docker.sync; params are the task's payload. The owner's run is enqueued at once; an agent’s becomes a pending action for the owner to approve.
          */
         post: {
             parameters: {
@@ -11771,6 +11771,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/docker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Configure Docker
+         * @description Tests the upstream once first (unless ?test=false): a failure is 422 INTEGRATION_TEST_FAILED with the outcome in `test`, and nothing is stored. A secret left out keeps the stored one; null clears it. Set by the environment: 409 SET_BY_ENVIRONMENT naming the variable.
+         */
+        put: {
+            parameters: {
+                query?: {
+                    /** @description false: store without trying the upstream first */
+                    test?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the Engine API: unix:///var/run/docker.sock, tcp://host:2375, or https://host:2376 (TLS; tcp:// with certificates speaks TLS too, as docker --tlsverify does) */
+                        host: string;
+                        /** @description the CA that signs the daemon's certificate (ca.pem) */
+                        ca_certificate?: string | null;
+                        /** @description the client certificate the daemon asks for (cert.pem) */
+                        client_certificate?: string | null;
+                        /** @description the client certificate's key (key.pem; write-only: left out keeps the stored one, null clears it) */
+                        client_key?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Integration"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                422: components["responses"]["UnprocessableEntity"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/docker/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Docker without saving
+         * @description With a body: those settings (stored secrets fill in the ones left out). Without: the settings in force (environment or stored; 404 INTEGRATION_NOT_CONFIGURED when neither). A failing upstream is ok: false with its status or the connection error.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the Engine API: unix:///var/run/docker.sock, tcp://host:2375, or https://host:2376 (TLS; tcp:// with certificates speaks TLS too, as docker --tlsverify does) */
+                        host: string;
+                        /** @description the CA that signs the daemon's certificate (ca.pem) */
+                        ca_certificate?: string | null;
+                        /** @description the client certificate the daemon asks for (cert.pem) */
+                        client_certificate?: string | null;
+                        /** @description the client certificate's key (key.pem; write-only: left out keeps the stored one, null clears it) */
+                        client_key?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IntegrationTest"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/{kind}": {
         parameters: {
             query?: never;
@@ -11787,8 +11911,8 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description weather, proxmox, shlink, stt, assistant, linkding, karakeep */
-                    kind: "weather" | "proxmox" | "shlink" | "stt" | "assistant" | "linkding" | "karakeep";
+                    /** @description weather, proxmox, shlink, stt, assistant, linkding, karakeep, docker */
+                    kind: "weather" | "proxmox" | "shlink" | "stt" | "assistant" | "linkding" | "karakeep" | "docker";
                 };
                 cookie?: never;
             };
@@ -12117,6 +12241,13 @@ export interface paths {
                                  */
                                 status: "up" | "down" | "degraded" | "warning" | "pending" | "paused" | "unknown";
                                 latency_ms: number | null;
+                                /** @description the Docker container it was promoted from (GET /api/apps/discovered); null for other apps */
+                                container: {
+                                    /** @description Docker's state (running, exited, paused, restarting, created, dead), or removed when the container is gone */
+                                    state: string;
+                                    /** @description its health check's state; null without one */
+                                    health: "healthy" | "unhealthy" | "starting" | null;
+                                } | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -13121,6 +13252,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/apps/discovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * App candidates found in Docker containers’ labels
+         * @description Made by the docker.sync task (POST /api/actions/run {"action":"docker.sync"} runs it now) from homepage.* labels or a Traefik router’s Host rule. Promoted ones keep their app_id; dismissed ones are listed only with ?dismissed=true.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    /** @description true: the dismissed candidates instead */
+                    dismissed?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["DiscoveredApp"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/discovered/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an app of a candidate
+         * @description The app takes the candidate’s name, link, description, icon and group (last in its group); it is the owner’s from then on: later syncs update only its container’s state. 409 DISCOVERED_APP_PROMOTED when it was promoted already.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["App"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/discovered/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Dismiss a candidate
+         * @description It stays dismissed when later syncs find its container again; promoting it undoes this.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -13131,7 +13411,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
             error: string;
             message: string;
         } & {
@@ -13926,6 +14206,13 @@ export interface components {
              */
             status: "up" | "down" | "degraded" | "warning" | "pending" | "paused" | "unknown";
             latency_ms: number | null;
+            /** @description the Docker container it was promoted from (GET /api/apps/discovered); null for other apps */
+            container: {
+                /** @description Docker's state (running, exited, paused, restarting, created, dead), or removed when the container is gone */
+                state: string;
+                /** @description its health check's state; null without one */
+                health: "healthy" | "unhealthy" | "starting" | null;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14021,6 +14308,35 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             sent_at: string | null;
+        };
+        DiscoveredApp: {
+            /** Format: uuid */
+            id: string;
+            /** @description compose:<project>/<service>, else container:<name> */
+            key: string;
+            container_id: string;
+            container_name: string;
+            image: string;
+            /** @description homepage: from homepage.* labels; traefik: from a router’s Host rule alone */
+            source: "homepage" | "traefik";
+            name: string;
+            href: string;
+            description: string;
+            group: string | null;
+            /** @description the homepage.icon label as an iconRef, or null */
+            icon: string | null;
+            icon_url: string | null;
+            state: string;
+            health: ("healthy" | "unhealthy" | "starting") | null;
+            /** @description the app it was promoted to */
+            app_id: string | null;
+            dismissed: boolean;
+            /** Format: date-time */
+            seen_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         PageNode: {
             /** Format: uuid */
@@ -14213,6 +14529,7 @@ export type SchemaBoard = components['schemas']['Board'];
 export type SchemaAlertTarget = components['schemas']['AlertTarget'];
 export type SchemaAlertRule = components['schemas']['AlertRule'];
 export type SchemaAlertDelivery = components['schemas']['AlertDelivery'];
+export type SchemaDiscoveredApp = components['schemas']['DiscoveredApp'];
 export type SchemaPageNode = components['schemas']['PageNode'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];

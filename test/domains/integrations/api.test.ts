@@ -54,7 +54,7 @@ t.test('owner only: agents are refused, nobody is asked to sign in', async (t) =
   const list = seen(await ta.asOwner({ method: 'GET', url: '/api/integrations' }));
   t.same(
     list.json().items.map((item: { kind: string }) => item.kind),
-    ['weather', 'proxmox', 'shlink', 'stt', 'assistant', 'linkding', 'karakeep'],
+    ['weather', 'proxmox', 'shlink', 'stt', 'assistant', 'linkding', 'karakeep', 'docker'],
   );
   t.match(list.json().items[1], {
     configured: false,

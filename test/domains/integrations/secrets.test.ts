@@ -212,6 +212,7 @@ t.test('the log never carries a secret: credentials and secret fields are censor
   const app = await anotherProcess(t, ta, { logger: { level: 'trace', stream } });
   app.log.info({ integration: { kind: 'shlink', api_key: plaintext } }, 'saving');
   app.log.info({ token_secret: plaintext }, 'saving');
+  app.log.info({ integration: { kind: 'docker', client_key: plaintext } }, 'saving');
   await app.inject({
     method: 'PUT',
     url: '/api/integrations/shlink?test=false',
@@ -219,6 +220,7 @@ t.test('the log never carries a secret: credentials and secret fields are censor
     payload: { url: 'http://127.0.0.1:9', api_key: plaintext },
   });
   t.match(log, /"api_key":"\[redacted\]"/);
+  t.match(log, /"client_key":"\[redacted\]"/);
   t.notOk(log.includes(plaintext), 'no secret in the log');
   t.notOk(log.includes('owner-test-token'), 'nor the owner token');
 });

@@ -6,6 +6,7 @@
 // import).
 import { Agents } from './agents.tsx';
 import { Alerts } from './alerts.tsx';
+import { DockerDiscovery } from './docker-discovery.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
@@ -31,6 +32,7 @@ export default function Settings() {
         <Maintenance />
         <StatusPages />
         <HomepageImport />
+        <DockerDiscovery />
         <h2>Data</h2>
         <Transfer />
       </div>

@@ -1,5 +1,5 @@
 // Settings → Integrations: a form per upstream (weather, Proxmox, Shlink, speech to text, the assistant's endpoint,
-// linkding, the Karakeep webhook). Test tries the upstream without saving; Save tests first and stores only what
+// linkding, the Karakeep webhook, Docker). Test tries the upstream without saving; Save tests first and stores only what
 // passed. Secrets are write-only: the form says whether one is set, never shows it, and an empty secret field keeps
 // the stored one. An integration the environment sets is shown read-only.
 import { useSignal } from '@preact/signals';
@@ -10,7 +10,7 @@ import { failed, toast } from '../../state.ts';
 
 type Integration = components['schemas']['Integration'];
 type TestResult = components['schemas']['IntegrationTest'];
-type Kind = 'weather' | 'proxmox' | 'shlink' | 'stt' | 'assistant' | 'linkding' | 'karakeep';
+type Kind = 'weather' | 'proxmox' | 'shlink' | 'stt' | 'assistant' | 'linkding' | 'karakeep' | 'docker';
 
 interface Field {
   name: string;
@@ -18,6 +18,8 @@ interface Field {
   kind?: 'number' | 'secret' | 'check' | 'pem';
   choices?: string[];
   hint?: string;
+  /** A secret of several lines (a PEM key): a text area, write-only like the others. */
+  multiline?: boolean;
 }
 
 const url = (hint: string): Field => ({ name: 'url', label: 'URL', hint });
@@ -56,6 +58,12 @@ const forms: Record<Kind, Field[]> = {
     { name: 'schedule', label: 'Schedule', hint: '*/15 * * * *' },
   ],
   karakeep: [{ name: 'webhook_secret', label: 'Webhook secret', kind: 'secret' }],
+  docker: [
+    { name: 'host', label: 'Host', hint: 'unix:///var/run/docker.sock' },
+    { name: 'ca_certificate', label: 'CA certificate (ca.pem)', kind: 'pem' },
+    { name: 'client_certificate', label: 'Client certificate (cert.pem)', kind: 'pem' },
+    { name: 'client_key', label: 'Client key (key.pem)', kind: 'secret', multiline: true },
+  ],
 };
 
 type Values = Record<string, string | boolean>;
@@ -210,8 +218,14 @@ function IntegrationForm({ item, onSaved }: { item: Integration; onSaved: () => 
             <label key={field.name} for={id}>
               {field.label}
               {field.kind === 'secret' && <span class="muted small"> ({secretSet ? 'set' : 'not set'})</span>}
-              {field.kind === 'pem' ? (
-                <textarea id={id} disabled={fixed} value={String(value)} onInput={onInput} />
+              {field.kind === 'pem' || field.multiline ? (
+                <textarea
+                  id={id}
+                  disabled={fixed}
+                  placeholder={secretSet ? 'set: leave empty to keep' : undefined}
+                  value={String(value)}
+                  onInput={onInput}
+                />
               ) : (
                 <input
                   id={id}

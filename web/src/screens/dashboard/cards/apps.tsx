@@ -25,6 +25,11 @@ function statusTitle(app: App): string {
   return `${app.name}: ${statusWords[app.status]}${latency}`;
 }
 
+/** The Docker container an app was promoted from, in words: "running", "exited", "running, unhealthy". */
+function containerWords(container: NonNullable<App['container']>): string {
+  return container.health ? `${container.state}, ${container.health}` : container.state;
+}
+
 /** The apps shown now, in order: the card's group (or all), filtered by quick launch. */
 function visible(apps: App[], query: string): App[] {
   return apps.filter((app) => matchesLaunch(app, query));
@@ -101,6 +106,15 @@ export function AppsCard({ config }: { config: Record<string, unknown> }) {
                     <span class="app-text">
                       <span class="app-name">{app.name}</span>
                       {app.description && <span class="app-description">{app.description}</span>}
+                      {app.container && (
+                        <span
+                          class={`app-container state-${app.container.state} health-${app.container.health ?? 'none'}`}
+                          data-container={app.container.state}
+                          title={`Docker container: ${containerWords(app.container)}`}
+                        >
+                          {containerWords(app.container)}
+                        </span>
+                      )}
                     </span>
                     <span
                       class={`status-dot status-${app.status}`}
