@@ -18,7 +18,7 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
-import { alertCron, alertTasks, outgoing } from './jobs.ts';
+import { alertCron, alertTasks, jobFailedAlert, outgoing } from './jobs.ts';
 import {
   CreateRule,
   CreateTarget,
@@ -314,4 +314,5 @@ export default {
   tasks: alertTasks,
   cron: alertCron,
   settings: [alertSettings],
+  onJobFailed: jobFailedAlert,
 } satisfies HubModule;

@@ -6734,6 +6734,7 @@ export interface paths {
                         location?: string | null;
                         ip?: (string | unknown | unknown) | null;
                         status?: "known" | "ignored";
+                        watch?: boolean;
                     };
                 };
             };
@@ -13646,6 +13647,8 @@ export interface components {
             location: string | null;
             status: "new" | "known" | "ignored";
             present: boolean;
+            /** @description watched: absent from scans for a while raises device.offline, its return device.online */
+            watch: boolean;
             /** @description fields the owner set; scans leave them alone */
             owner_fields: string[];
             /** Format: date-time */
