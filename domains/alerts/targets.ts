@@ -6,7 +6,7 @@ import type { Config } from '../../config/index.ts';
 import type { Db } from '../../lib/db.ts';
 import { hubError } from '../../lib/errors.ts';
 import { openSecret, sealSecret } from '../../lib/secrets.ts';
-import { secretKeyOf } from '../integrations/keyring.ts';
+import { alertTargetPlace as place, secretKeyOf } from '../integrations/keyring.ts';
 import { type CreateTarget, kinds, type Target, type TargetKind, type UpdateTarget } from './schema.ts';
 import { findTargetRow, insertTargetRow, listTargetRows, type TargetRow, updateTargetRow } from './store.ts';
 
@@ -26,7 +26,6 @@ export interface OpenTarget {
   fields: Record<string, unknown>;
 }
 
-const place = (id: string, field: string) => ({ kind: `alert-target:${id}`, field });
 const secretFields = (kind: TargetKind) => kinds[kind].secrets as readonly string[];
 
 export function environmentTarget(config: Pick<Config, 'alerts'>): OpenTarget | null {
