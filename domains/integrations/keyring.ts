@@ -101,7 +101,10 @@ async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<Sealed
     ),
     ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
     ...targets.flatMap((target) =>
-      Object.entries(target.secrets).map(([field, sealed]) => ({ ...alertTargetPlace(target.id, field), sealed })),
+      Object.entries(target.secrets).map(([field, sealed]) => ({
+        ...alertTargetPlace(target.id, field),
+        sealed,
+      })),
     ),
   ];
 }

@@ -98,6 +98,10 @@ export async function sealedTargetSecrets(
     order by id ${options.lock ? sql`for update` : sql``}`;
 }
 
-export async function replaceTargetSecrets(sql: Db, id: string, secrets: Record<string, string>): Promise<void> {
+export async function replaceTargetSecrets(
+  sql: Db,
+  id: string,
+  secrets: Record<string, string>,
+): Promise<void> {
   await sql`update alert_targets set secrets = ${sql.json(secrets)} where id = ${id}`;
 }
