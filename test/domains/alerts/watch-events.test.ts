@@ -13,6 +13,7 @@ import { checkStorage } from '../../../domains/proxmox/storage-watch.ts';
 import { addJob, enqueue } from '../../../worker/enqueue.ts';
 import { alertsDelivered, startAlertReceiver } from '../../helpers/alert-receiver.ts';
 import { testApp } from '../../helpers/app.ts';
+import { arpRow, fakeArpTable } from '../../helpers/arp.ts';
 import { until } from '../../helpers/process.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
 
@@ -20,13 +21,8 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-watch-events-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 
 // The device scan's neighbour table.
-const arpFile = path.join(dir, 'arp');
-const arp = (rows: string[]) =>
-  writeFile(
-    arpFile,
-    `IP address       HW type     Flags       HW address            Mask     Device\n${rows.map((row) => `${row}\n`).join('')}`,
-  );
-await arp([]);
+const table = await fakeArpTable(t);
+const arp = table.write;
 
 // The host's figures: a fake HOST_PROC.
 const proc = path.join(dir, 'proc');
@@ -68,7 +64,7 @@ const ta = await testApp(t, {
   worker: true,
   env: {
     ALERT_URL: receiver.url,
-    DEVICES_ARP_FILE: arpFile,
+    DEVICES_ARP_FILE: table.file,
     DEVICES_NEIGH_COMMAND: 'off',
     HOST_PROC: proc,
     HOST_SYS: path.join(dir, 'sys'),
@@ -105,7 +101,7 @@ const recorded = (event: string) =>
     select title, message, priority, link, data, resolved_at from alerts where event = ${event} order by created_at`;
 async function setAlerts(value: Record<string, unknown>) {
   const response = await ta.asOwner({ method: 'PUT', url: '/api/settings/alerts', payload: { value } });
-  t.equal(response.statusCode, 200, response.body);
+  if (response.statusCode !== 200) throw new Error(`the alerts setting was refused: ${response.body}`);
 }
 
 t.test(
@@ -133,7 +129,7 @@ t.test(
     t.match(watched.json(), { watch: true, owner_fields: [] }, 'watching is no owner-set field');
 
     // Seen now, then away for 5 minutes: under the 10-minute default.
-    await arp([`192.168.1.20     0x1         0x2         ${mac}     *        eth0`]);
+    await arp([arpRow('192.168.1.20', mac)]);
     await scanDevices(deps);
     await arp([]);
     await scanDevices(deps);
@@ -152,7 +148,7 @@ t.test(
     });
     t.same(await sent(() => scanDevices(deps)), [], 'still away: said once');
 
-    await arp([`192.168.1.20     0x1         0x2         ${mac}     *        eth0`]);
+    await arp([arpRow('192.168.1.20', mac)]);
     const [back] = await sent(() => scanDevices(deps));
     t.match(back, { event: 'device.online', title: 'Printer is back online' });
     t.ok((await recorded('device.offline'))[0].resolved_at, 'the offline problem is resolved');
