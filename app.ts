@@ -99,7 +99,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mode: deps.worker ?? deps.config.jobs.workerMode,
     connectionString: deps.databaseUrl,
     concurrency: deps.config.jobs.concurrency,
-    taskList: buildTaskList(jobDeps, { tasks: hub.tasks, cron: hub.cron(jobDeps), extra: deps.extraTasks }),
+    taskList: buildTaskList(jobDeps, {
+      tasks: hub.tasks,
+      cron: hub.cron(jobDeps),
+      extra: deps.extraTasks,
+      onFailed: hub.onJobFailed,
+    }),
     cron: deps.cron ?? true,
   });
   app.decorate('config', deps.config);

@@ -7,7 +7,14 @@ import type { EntityHandler, EntityHandlers } from './domains/entities/handler.t
 import { changeTypes } from './domains/entities/registry.ts';
 import type { Tool } from './domains/mcp/tool.ts';
 import type { SettingDefinition } from './lib/settings.ts';
-import type { CronItem, DomainCron, DomainTask, JobDeps, RunnableAction } from './worker/contract.ts';
+import type {
+  CronItem,
+  DomainCron,
+  DomainTask,
+  JobDeps,
+  JobFailedHook,
+  RunnableAction,
+} from './worker/contract.ts';
 
 /** What app.ts hands every module's routes. */
 export interface ModuleOptions {
@@ -35,6 +42,8 @@ export interface HubModule {
   tools?: readonly Tool[];
   /** Tasks the owner may start by name through /api/actions/run. */
   actions?: readonly RunnableAction[];
+  /** Told of every job the worker gives up. */
+  onJobFailed?: JobFailedHook;
 }
 
 /** Everything the modules contribute, gathered and checked once. */
@@ -47,6 +56,8 @@ export interface Hub {
   tools: readonly Tool[];
   toolsByName: ReadonlyMap<string, Tool>;
   actions: readonly RunnableAction[];
+  /** Every module's onJobFailed, one after the other. */
+  onJobFailed: JobFailedHook;
 }
 
 function unique<T>(items: readonly T[], keyOf: (item: T) => string, what: string): Map<string, T> {
@@ -82,6 +93,7 @@ export function gather(modules: readonly HubModule[]): Hub {
     if (!runnable.has(action.task)) throw new Error(`the action ${action.task.name} is no module's task`);
   }
   const crons = modules.flatMap((module) => (module.cron ? [module.cron] : []));
+  const failureHooks = modules.flatMap((module) => (module.onJobFailed ? [module.onJobFailed] : []));
   return {
     modules,
     tasks,
@@ -95,6 +107,9 @@ export function gather(modules: readonly HubModule[]): Hub {
     tools,
     toolsByName: unique(tools, (tool) => tool.name, 'tool'),
     actions,
+    onJobFailed: async (deps, failure) => {
+      for (const hook of failureHooks) await hook(deps, failure);
+    },
   };
 }
 

@@ -67,6 +67,19 @@ export function cronItem<Payload extends TSchema>(item: CronItem<Payload>): Cron
 /** A domain's recurring items, built from the shared dependencies (configuration decides some of them). */
 export type DomainCron = (deps: JobDeps) => CronItem[];
 
+/** A job given up: its last attempt failed, or it failed for good (PermanentJobError, a payload that does not fit). */
+export interface JobFailure {
+  id: string;
+  task: string;
+  attempts: number;
+  max_attempts: number;
+  /** The last error's message. */
+  error: string;
+}
+
+/** Told of every job given up (the alerts module raises job.failed); a failure of its own is logged, not the job's. */
+export type JobFailedHook = (deps: JobDeps, failure: JobFailure) => Promise<void>;
+
 /** A task the owner (or an approved agent proposal) may start by name through /api/actions/run. */
 export interface RunnableAction {
   task: TaskDefinition;

@@ -85,7 +85,12 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
   }
 
   const deps = { sql, config };
-  const taskList = buildTaskList(deps, { tasks: hub.tasks, cron: hub.cron(deps), extra: extraTasks });
+  const taskList = buildTaskList(deps, {
+    tasks: hub.tasks,
+    cron: hub.cron(deps),
+    extra: extraTasks,
+    onFailed: hub.onJobFailed,
+  });
   const worker = await superviseWorker({
     connectionString: url,
     taskList,

@@ -3,6 +3,7 @@
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../lib/db.ts';
+import type { JobFailure } from './contract.ts';
 import { PermanentJobError } from './errors.ts';
 import {
   exhaustAttempts,
@@ -15,6 +16,8 @@ import {
 export interface RecordingDeps {
   sql: Sql;
   config: Pick<Config, 'jobs'>;
+  /** Told of each job given up, after its record says so. */
+  onFailed?: (failure: JobFailure) => Promise<void>;
 }
 
 const pruneEveryMs = 10 * 60_000;
@@ -48,6 +51,20 @@ function recorded(deps: RecordingDeps, task: Task): Task {
       } catch (recordError) {
         // The job's own error is what graphile-worker must see; the record catches up on the next run.
         helpers.logger.error(`could not record the failure of job ${id}: ${errorMessage(recordError)}`);
+      }
+      if (final && deps.onFailed) {
+        const failure = {
+          id,
+          task: job.task_identifier,
+          attempts: job.attempts,
+          max_attempts: job.max_attempts,
+          error: errorMessage(error),
+        };
+        await deps
+          .onFailed(failure)
+          .catch((hookError: unknown) =>
+            helpers.logger.error(`could not report the failure of job ${id}: ${errorMessage(hookError)}`),
+          );
       }
       throw error;
     }

@@ -1,12 +1,19 @@
 // alerts.deliver: one alert to one target; the target's answer is recorded on every attempt. A failure is retried
 // with graphile-worker's backoff (up to the task's attempts) unless asking again cannot help; each delivery is its
 // own job, so a dead target delays nobody else. alerts.repeat (every minute): open problems sent again where their
-// rule sets repeat_minutes.
+// rule sets repeat_minutes. job.failed: raised for each job the worker gives up (the module's onJobFailed hook).
 import type { Db } from '../../lib/db.ts';
-import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
+import {
+  cronItem,
+  type DomainCron,
+  type DomainTask,
+  type JobDeps,
+  type JobFailedHook,
+  runs,
+} from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { readSetting } from '../settings/registry.ts';
-import { isQuiet, queueDeliveries } from './raise.ts';
+import { isQuiet, queueDeliveries, raiseAlert } from './raise.ts';
 import { deliverTask, repeatTask } from './schema.ts';
 import { type AlertAction, type Outgoing, SendError, send } from './send.ts';
 import { alertSettings } from './setting.ts';
@@ -110,3 +117,22 @@ export const alertTasks: DomainTask[] = [
 export const alertCron: DomainCron = () => [
   cronItem({ id: 'alerts.repeat', task: repeatTask, schedule: '* * * * *', payload: {} }),
 ];
+
+/**
+ * job.failed for a job given up. Not for an alert's own delivery: its failure is in the deliveries list already, and
+ * an alert about it would go to the same targets, one of which just failed.
+ */
+export const jobFailedAlert: JobFailedHook = async (deps, failure) => {
+  if (failure.task === deliverTask.name) return;
+  await raiseAlert(deps.sql, deps, {
+    event: 'job.failed',
+    title: `Job ${failure.task} failed`,
+    message:
+      `Job ${failure.id} (${failure.task}) was given up after ${failure.attempts} of ${failure.max_attempts} ` +
+      `attempts: ${failure.error}`,
+    tags: ['x', 'job'],
+    priority: 3,
+    link: `/api/jobs/${failure.id}`,
+    data: { job_id: failure.id, task: failure.task, attempts: failure.attempts, error: failure.error },
+  });
+};

@@ -21,6 +21,7 @@ import {
   insertAlert,
   insertDelivery,
   listRuleRows,
+  openProblemEvents,
   type RuleRow,
   targetsReached,
 } from './store.ts';
@@ -147,6 +148,14 @@ export async function queueDeliveries(
     }
   }
   return queued;
+}
+
+/**
+ * The open problems whose subject starts with `prefix` (`device:`), each subject to the event of its latest alert:
+ * how a domain knows what it last raised, so a state is alerted once and its return resolves it.
+ */
+export function openProblems(sql: Db, prefix: string): Promise<Map<string, string>> {
+  return openProblemEvents(sql, prefix);
 }
 
 /**

@@ -299,6 +299,8 @@ export const DeliveryList = Paginated(Type.Ref('AlertDelivery'));
 
 // The setting.
 
+const Percent = (description: string) => Type.Integer({ minimum: 1, maximum: 100, description });
+
 export const AlertSettings = Type.Object(
   {
     web_url: Type.Union([WebUrl(2048), Type.Null()], {
@@ -306,11 +308,44 @@ export const AlertSettings = Type.Object(
         "the web app's address as the phone reaches it (https://hub.lan): alerts link into it (ntfy Click, Gotify " +
         'click, e-mail); null: no links',
     }),
+    device_offline_minutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_080,
+        description: 'a watched device absent from scans this long raises device.offline (default 10)',
+      }),
+    ),
+    host_cpu_percent: Type.Optional(Percent('CPU use of the host that raises host.threshold (default 90)')),
+    host_memory_percent: Type.Optional(
+      Percent('memory use of the host that raises host.threshold (default 90)'),
+    ),
+    host_disk_percent: Type.Optional(
+      Percent('use of any HOST_MOUNTS disk that raises host.threshold (default 90)'),
+    ),
+    host_minutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1440,
+        description:
+          'how long a host figure stays at or over its threshold before host.threshold (default 10)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 // Tasks.
+
+export type AlertSettings = Static<typeof AlertSettings>;
+
+/** What the settings left out mean. */
+export const alertDefaults = {
+  device_offline_minutes: 10,
+  host_cpu_percent: 90,
+  host_memory_percent: 90,
+  host_disk_percent: 90,
+  host_minutes: 10,
+} as const;
 
 export const deliverTask = defineTask({
   name: 'alerts.deliver',

@@ -186,6 +186,15 @@ export async function closeProblems(sql: Db, subject: string, exceptId: string):
   return rows.map((row) => row.id);
 }
 
+/** The open problems (unresolved, not recoveries) whose subject starts with `prefix`: subject to its latest event. */
+export async function openProblemEvents(sql: Db, prefix: string): Promise<Map<string, string>> {
+  const rows = await sql<{ subject: string; event: string }[]>`
+    select distinct on (subject) subject, event from alerts
+    where starts_with(subject, ${prefix}) and resolved_at is null and not resolves
+    order by subject, created_at desc`;
+  return new Map(rows.map((row) => [row.subject, row.event]));
+}
+
 export interface DeliveredTarget {
   target_id: string | null;
   target_name: string;

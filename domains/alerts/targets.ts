@@ -6,9 +6,16 @@ import type { Config } from '../../config/index.ts';
 import type { Db } from '../../lib/db.ts';
 import { hubError } from '../../lib/errors.ts';
 import { openSecret, sealSecret } from '../../lib/secrets.ts';
-import { secretKeyOf } from '../integrations/keyring.ts';
+import { alertTargetPlace as place, secretKeyOf } from '../integrations/keyring.ts';
 import { type CreateTarget, kinds, type Target, type TargetKind, type UpdateTarget } from './schema.ts';
-import { findTargetRow, insertTargetRow, listTargetRows, type TargetRow, updateTargetRow } from './store.ts';
+import {
+  deleteTargetRow,
+  findTargetRow,
+  insertTargetRow,
+  listTargetRows,
+  type TargetRow,
+  updateTargetRow,
+} from './store.ts';
 
 /** The environment's target: a fixed id, so rules and deliveries can name it. */
 export const environmentTargetId = '00000000-0000-4000-8000-00000000a1e7';
@@ -26,7 +33,6 @@ export interface OpenTarget {
   fields: Record<string, unknown>;
 }
 
-const place = (id: string, field: string) => ({ kind: `alert-target:${id}`, field });
 const secretFields = (kind: TargetKind) => kinds[kind].secrets as readonly string[];
 
 export function environmentTarget(config: Pick<Config, 'alerts'>): OpenTarget | null {
@@ -190,6 +196,12 @@ export async function updateTarget(deps: TargetDeps, id: string, change: UpdateT
   });
   if (!saved) throw hubError('ALERT_TARGET_NOT_FOUND', id);
   return targetView(saved);
+}
+
+/** Removes a stored target (its deliveries stay, naming it); the environment's is 409. */
+export async function deleteTarget(deps: TargetDeps, id: string): Promise<void> {
+  refuseEnvironment(id);
+  if (!(await deleteTargetRow(deps.sql, id))) throw hubError('ALERT_TARGET_NOT_FOUND', id);
 }
 
 /** A stored or the environment's target with its secrets opened, for sending; null when there is none. */

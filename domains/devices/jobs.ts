@@ -1,12 +1,21 @@
 // devices.scan: read the neighbour sources and apply what they show in one transaction. Recurs on
-// DEVICES_SCAN_SCHEDULE (every 5 minutes by default) through the cron registry.
+// DEVICES_SCAN_SCHEDULE (every 5 minutes by default) through the cron registry. Each scan also judges the watched
+// devices: one absent for the alerts setting's device_offline_minutes raises device.offline (once), and its return
+// device.online, which resolves it.
 import type { JobHelpers } from 'graphile-worker';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
-import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
+import { openProblems, type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
+import { readAlertSettings } from '../alerts/setting.ts';
 import { isLocallyAdministered, vendorOf } from './mac.ts';
 import { gather } from './scan.ts';
 import { devicesScanTask } from './schema.ts';
-import { applyScan, type ScannedDevice, type SeenDevice } from './store.ts';
+import {
+  applyScan,
+  type ScannedDevice,
+  type SeenDevice,
+  type WatchedDevice,
+  watchedDevices,
+} from './store.ts';
 
 export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added: number; absent: number }> {
   const { seen, hostnames } = await gather(deps.config);
@@ -28,12 +37,56 @@ export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added:
       const alert = deviceAlert(device);
       if (alert) await raiseAlert(tx, deps, alert);
     }
+    const { device_offline_minutes } = await readAlertSettings(tx);
+    const open = await openProblems(tx, 'device:');
+    for (const device of await watchedDevices(tx, device_offline_minutes)) {
+      const alert = watchAlert(device, open.has(subjectOf(device)), device_offline_minutes);
+      if (alert) await raiseAlert(tx, deps, alert);
+    }
     return result;
   });
   return { seen: devices.length, added, absent };
 }
 
-const named = (device: ScannedDevice) => device.hostname ?? device.vendor ?? device.mac;
+const named = (device: Pick<ScannedDevice, 'hostname' | 'vendor' | 'mac'> & { name?: string | null }) =>
+  device.name ?? device.hostname ?? device.vendor ?? device.mac;
+const subjectOf = (device: { mac: string }) => `device:${device.mac}`;
+
+/** device.offline for a watched device absent long enough (once), device.online when it is back; else null. */
+export function watchAlert(
+  device: WatchedDevice,
+  alerted: boolean,
+  offlineMinutes: number,
+): RaisedAlert | null {
+  const data = { mac: device.mac, ip: device.ip, hostname: device.hostname, vendor: device.vendor };
+  const seen = device.last_seen ? `last seen ${device.last_seen.toISOString()}` : 'never seen';
+  if (device.offline && !alerted) {
+    return {
+      event: 'device.offline',
+      title: `${named(device)} is offline`,
+      message: `${device.mac}${device.ip ? ` (${device.ip})` : ''} has been absent from scans for ${offlineMinutes} min or more (${seen}).`,
+      tags: ['electric_plug', 'device'],
+      priority: 4,
+      link: '/devices',
+      data: { ...data, last_seen: device.last_seen?.toISOString() ?? null },
+      subject: subjectOf(device),
+    };
+  }
+  if (device.present && alerted) {
+    return {
+      event: 'device.online',
+      title: `${named(device)} is back online`,
+      message: `${device.mac}${device.ip ? ` at ${device.ip}` : ''} is seen again.`,
+      tags: ['white_check_mark', 'device'],
+      priority: 3,
+      link: '/devices',
+      data,
+      subject: subjectOf(device),
+      resolves: true,
+    };
+  }
+  return null;
+}
 
 /** device.new for a first sighting, device.ip_changed for a known device at another address. */
 export function deviceAlert(device: ScannedDevice): RaisedAlert | null {

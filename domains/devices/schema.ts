@@ -30,6 +30,9 @@ export const Device = Type.Object(
     location: Type.Union([Type.String(), Type.Null()]),
     status: Status,
     present: Type.Boolean(),
+    watch: Type.Boolean({
+      description: 'watched: absent from scans for a while raises device.offline, its return device.online',
+    }),
     owner_fields: Type.Array(Type.String(), { description: 'fields the owner set; scans leave them alone' }),
     first_seen: Timestamp,
     last_seen: NullableTimestamp,
@@ -56,6 +59,7 @@ export const UpdateDevice = Patch({
   ...ownerFields,
   ip: Type.Union([IpAddress, Type.Null()]),
   status: Type.Union([Type.Literal('known'), Type.Literal('ignored')]),
+  watch: Type.Boolean(),
 });
 export type UpdateDevice = Static<typeof UpdateDevice>;
 

@@ -14,6 +14,7 @@ export interface DeviceRow {
   location: string | null;
   status: DeviceStatus;
   present: boolean;
+  watch: boolean;
   owner_fields: string[];
   first_seen: Date;
   last_seen: Date | null;
@@ -32,6 +33,7 @@ const columns = [
   'location',
   'status',
   'present',
+  'watch',
   'owner_fields',
   'first_seen',
   'last_seen',
@@ -63,13 +65,18 @@ export async function insertDevice(
   return row;
 }
 
-/** Owner edits: the fields given, each recorded as owner-set (status is a review decision, not a field). */
+/**
+ * Owner edits: the fields given, each recorded as owner-set (status is a review decision and watch an alerting
+ * choice, neither a field a scan fills).
+ */
 export async function updateDevice(
   sql: Db,
   mac: string,
-  fields: Partial<Pick<DeviceRow, 'name' | 'icon' | 'notes' | 'type' | 'location' | 'ip' | 'status'>>,
+  fields: Partial<
+    Pick<DeviceRow, 'name' | 'icon' | 'notes' | 'type' | 'location' | 'ip' | 'status' | 'watch'>
+  >,
 ): Promise<DeviceRow | undefined> {
-  const owned = Object.keys(fields).filter((field) => field !== 'status');
+  const owned = Object.keys(fields).filter((field) => field !== 'status' && field !== 'watch');
   const [row] = await sql<DeviceRow[]>`
     update lan_devices set ${sql(fields)},
       owner_fields = array(select distinct unnest(owner_fields || ${owned}::text[]) order by 1),
@@ -157,4 +164,25 @@ export async function applyScan(
     update lan_devices set present = false, updated_at = now()
     where present and not (mac = any(${macs}::text[]))`;
   return { added: rows.filter((row) => row.added).length, absent: gone.count, devices: [...rows] };
+}
+
+export interface WatchedDevice {
+  mac: string;
+  ip: string | null;
+  name: string | null;
+  hostname: string | null;
+  vendor: string | null;
+  present: boolean;
+  last_seen: Date | null;
+  /** Absent for `offlineMinutes` or more (since its last sighting, or since it was added when never seen). */
+  offline: boolean;
+}
+
+/** The devices the owner watches, and whether each has been absent long enough to count as offline. */
+export async function watchedDevices(sql: Db, offlineMinutes: number): Promise<WatchedDevice[]> {
+  return sql<WatchedDevice[]>`
+    select mac, ip, name, hostname, vendor, present, last_seen,
+      not present and coalesce(last_seen, first_seen) <= now() - make_interval(mins => ${offlineMinutes}) as offline
+    from lan_devices where watch
+    order by mac`;
 }

@@ -59,7 +59,8 @@ function qualityAlert(service: DueRow, kind: 'degraded' | 'expiring', outcome: C
     title: `${service.name}: certificate expires in ${certificate?.days_left} days`,
     message: `The certificate of ${service.name} (${service.category}) ${message.replace(/^certificate /, '')}\n${where}`,
     tags: ['warning', 'certificate-expiring'],
-    priority: 3,
+    // Sent by default (4): raised once as the certificate enters its warning days, the only notice before an outage.
+    priority: 4,
     link: '/services',
     data: {
       ...data,

@@ -70,8 +70,9 @@ function missedAlert(service: PushService, reason: string): RaisedAlert {
     title: `${service.name} missed its heartbeat`,
     message: `${service.name} (${service.category}) missed its heartbeat: ${reason}`,
     tags: ['hourglass', 'heartbeat-missed'],
-    // Below the default rule's 4: the service.down it brings is what the default rule sends.
-    priority: 3,
+    // The default rule sends it (4): a backup or cron job that did not report is an outage the owner must hear of,
+    // and this alert names the job and what it missed where the service.down beside it names the state.
+    priority: 4,
     link: '/services',
     data: { service_id: service.id, service: service.name, category: service.category, reason },
   };

@@ -1,6 +1,7 @@
 // The host card: CPU, load, memory, swap, disks, network rates, uptime and temperatures of the machine the hub runs
 // on (or, with HOST_PROC and HOST_SYS, the host a container is given).
 //   GET /api/host   the latest figures; ?mounts=/,/srv limits the disks to some of HOST_MOUNTS
+// Its host.check task (thresholds.ts) alerts when a figure stays over its threshold.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { hubError } from '../../lib/errors.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
@@ -8,6 +9,7 @@ import type { HubModule } from '../../module.ts';
 import { agentAccess } from '../../plugins/auth.ts';
 import { HostSampler } from './sampler.ts';
 import { HostQuery } from './schema.ts';
+import { hostCron, hostTasks } from './thresholds.ts';
 
 const tags = ['dashboard'];
 
@@ -83,4 +85,6 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
 export default {
   name: 'host',
   routes: agentAccess(plugin),
+  tasks: hostTasks,
+  cron: hostCron,
 } satisfies HubModule;

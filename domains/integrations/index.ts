@@ -1,7 +1,8 @@
 // Integrations: the upstreams (weather, Proxmox, Shlink, speech to text, the assistant's endpoint, linkding, the
 // Karakeep webhook, the Docker Engine API) configured from the browser, tested before they are saved, used at once.
 // The owner's only.
-//   GET    /api/integrations              every kind: source, fields (secrets as { set }), last test
+//   GET    /api/integrations              every kind: source, fields (secrets as { set }), last test; then one
+//                                        alert-target entry per alert target (managed under /api/alerts/targets)
 //   PUT    /api/integrations/:kind        one route per kind (weather, proxmox, shlink, stt, assistant, linkding,
 //                                        karakeep, docker): test the upstream (unless ?test=false), then store
 //   POST   /api/integrations/:kind/test   one route per kind: test the given or the stored settings, saving nothing
@@ -46,6 +47,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Every integration: where it is set, its fields (secrets only as { set }) and its last test',
+        description:
+          'After the kinds, one alert-target entry per alert target (id, source: environment for ALERT_URL, ' +
+          'fields with target_kind and enabled); they are changed under /api/alerts/targets.',
         response: { 200: IntegrationList, ...errors(401, 403) },
       },
     },

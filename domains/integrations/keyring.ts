@@ -1,4 +1,4 @@
-// The key that seals the integrations' secrets: HUB_SECRET_KEY, else DATA_DIR/secret.key (made at first start, mode
+// The key that seals the integrations' secrets (and the alert targets' and health checks' own): HUB_SECRET_KEY, else DATA_DIR/secret.key (made at first start, mode
 // 0600). Checked at start against every stored secret, so a lost or wrong key stops the start with a message naming
 // where the key came from instead of failing later, card by card. Rotation re-seals every secret in one transaction.
 import path from 'node:path';
@@ -11,7 +11,14 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { replaceCheckPassword, replaceSecrets, sealedCheckPasswords, sealedSecrets } from './store.ts';
+import {
+  replaceCheckPassword,
+  replaceSecrets,
+  replaceTargetSecrets,
+  sealedCheckPasswords,
+  sealedSecrets,
+  sealedTargetSecrets,
+} from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
 
@@ -69,21 +76,36 @@ export function checkPasswordPlace(serviceId: string): SecretPlace {
   return { kind: 'health', field: `basic_auth_password:${serviceId}` };
 }
 
+/** Where an alert target's secret is sealed: bound to its target and field, so it opens for no other. */
+export function alertTargetPlace(targetId: string, field: string): SecretPlace {
+  return { kind: `alert-target:${targetId}`, field };
+}
+
 interface SealedPlace {
   kind: string;
   field: string;
   sealed: string;
 }
 
-/** Every value sealed under the hub's key: the integrations' secrets and the health checks' passwords. */
+/**
+ * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and the alert
+ * targets' secrets.
+ */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
   const passwords = await sealedCheckPasswords(sql, options);
+  const targets = await sealedTargetSecrets(sql, options);
   return [
     ...rows.flatMap((row) =>
       Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
     ),
     ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
+    ...targets.flatMap((target) =>
+      Object.entries(target.secrets).map(([field, sealed]) => ({
+        ...alertTargetPlace(target.id, field),
+        sealed,
+      })),
+    ),
   ];
 }
 
@@ -139,6 +161,7 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
   return sql.begin(async (tx) => {
     const rows = await sealedSecrets(tx, { lock: true });
     const passwords = await sealedCheckPasswords(tx, { lock: true });
+    const targets = await sealedTargetSecrets(tx, { lock: true });
     const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
@@ -157,6 +180,15 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
         count++;
       }
       await replaceSecrets(tx, row.kind, secrets);
+    }
+    for (const target of targets) {
+      const secrets: Record<string, string> = {};
+      for (const [field, sealed] of Object.entries(target.secrets)) {
+        const place = alertTargetPlace(target.id, field);
+        secrets[field] = sealSecret(next, place, openSecret(current, place, sealed));
+        count++;
+      }
+      await replaceTargetSecrets(tx, target.id, secrets);
     }
     return count;
   }) as Promise<number>;

@@ -2,6 +2,8 @@
 // test without saving, remove. Secrets are sealed before they reach the store and opened only to be used.
 import { HubError, hubError } from '../../lib/errors.ts';
 import { sealSecret } from '../../lib/secrets.ts';
+import { kinds as alertTargetKinds } from '../alerts/schema.ts';
+import { listTargets } from '../alerts/targets.ts';
 import { checkIntegration } from './checks.ts';
 import { secretKeyOf } from './keyring.ts';
 import {
@@ -112,12 +114,35 @@ function entry(
   return { ...base, configured: row !== undefined, source: row ? 'settings' : null, variables: [], fields };
 }
 
+/**
+ * One entry per alert target, after the kinds: each has a source of its own (ALERT_URL is the environment's, the
+ * others Settings → Alerts'), its own fields and secrets, so one `alerts` entry could not say where it is set.
+ * They are managed under /api/alerts/targets; a target's test is answered there, not kept (last_test null).
+ */
+async function alertTargetEntries(deps: IntegrationDeps): Promise<Integration[]> {
+  return (await listTargets(deps)).map((target) => ({
+    kind: 'alert-target',
+    id: target.id,
+    title: `Alert target: ${target.name}`,
+    configured: target.enabled,
+    source: target.source,
+    variables: target.source === 'environment' ? ['ALERT_URL', 'ALERT_FORMAT', 'ALERT_TOKEN'] : [],
+    fields: { target_kind: target.kind, enabled: target.enabled, ...target.fields },
+    secrets: target.kind === 'json' ? ['token'] : [...alertTargetKinds[target.kind].secrets],
+    last_test: null,
+    updated_at: target.updated_at,
+  }));
+}
+
 export async function listIntegrations(deps: IntegrationDeps): Promise<Integration[]> {
   const rows = new Map((await listIntegrationRows(deps.sql)).map((row) => [row.kind, row]));
   const tests = await environmentTests(deps.sql);
-  return integrationKinds.map((kind) =>
-    entry(kind, rows.get(kind), settingsFromEnvironment(deps.config, kind), tests.get(kind) ?? null),
-  );
+  return [
+    ...integrationKinds.map((kind) =>
+      entry(kind, rows.get(kind), settingsFromEnvironment(deps.config, kind), tests.get(kind) ?? null),
+    ),
+    ...(await alertTargetEntries(deps)),
+  ];
 }
 
 function refuseIfEnvironment(deps: IntegrationDeps, kind: IntegrationKind): void {

@@ -219,7 +219,10 @@ export type TestResult = Static<typeof TestResult>;
 
 export const Integration = Type.Object(
   {
-    kind: Type.String(),
+    kind: Type.String({
+      description: `${integrationKinds.join(', ')}, or alert-target (one per alert target)`,
+    }),
+    id: Type.Optional(Type.String({ format: 'uuid', description: "an alert-target entry's target id" })),
     title: Type.String(),
     configured: Type.Boolean(),
     source: Type.Union([Type.Literal('environment'), Type.Literal('settings'), Type.Null()]),

@@ -2,6 +2,7 @@
 // PVE_CACHE_SECONDS.
 //   GET /api/cluster   cluster name and quorum, nodes, guests, with the network host inventory merged in
 //   GET /api/storage   ZFS pools, storages, container root filesystems and the HEALTHY / WATCH / ATTENTION roll-up
+// Its storage.check task (storage-watch.ts) alerts when the roll-up changes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type CardClockOptions, cardJson, TtlCache } from '../../lib/cache.ts';
 import { CardBody, errors } from '../../lib/schemas.ts';
@@ -14,6 +15,7 @@ import { readSetting } from '../settings/registry.ts';
 import { type PveClient, pveClient } from './client.ts';
 import { readCluster } from './cluster.ts';
 import { readStorage } from './storage.ts';
+import { storageCron, storageTasks } from './storage-watch.ts';
 
 const tags = ['dashboard'];
 const jsonType = 'application/json; charset=utf-8';
@@ -112,4 +114,6 @@ const plugin: FastifyPluginAsyncTypebox<CardClockOptions> = async (app, { now })
 export default {
   name: 'proxmox',
   routes: agentAccess(plugin),
+  tasks: storageTasks,
+  cron: storageCron,
 } satisfies HubModule;

@@ -274,6 +274,7 @@ t.test('devices and services', async (t) => {
   await editor.getByPlaceholder(/Search icons/).fill('proxmox');
   await editor.getByRole('button', { name: 'Proxmox' }).first().click();
   await editor.getByLabel('Location').fill('Rack');
+  await editor.getByLabel(/Watch/).check();
   await screenshot(page, 'device-editor');
   await accessible('device editor');
   await editor.getByRole('button', { name: 'Save' }).click();
@@ -281,6 +282,8 @@ t.test('devices and services', async (t) => {
   const device = (await hub.asOwner({ method: 'GET', url: '/api/devices/52:54:00:12:34:56' })).json();
   t.equal(device.icon, 'brand:proxmox', 'the picked icon is saved');
   t.equal(device.location, 'Rack');
+  t.equal(device.watch, true, 'watched: an alert when it is offline');
+  t.ok(await page.getByText('watched', { exact: true }).isVisible(), 'the list marks it');
   await screenshot(page, 'devices');
   await accessible('devices');
   await visit('/services', 'Services');

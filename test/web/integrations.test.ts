@@ -27,6 +27,16 @@ const layout = await hub.asOwner({
   },
 });
 if (layout.statusCode !== 200) throw new Error(`the layout was refused: ${layout.body}`);
+const target = await hub.asOwner({
+  method: 'POST',
+  url: '/api/alerts/targets',
+  payload: {
+    kind: 'gotify',
+    name: 'Gotify on the NAS',
+    fields: { url: 'http://127.0.0.1:9', token: 'gotify-app-token' },
+  },
+});
+if (target.statusCode !== 201) throw new Error(`the alert target was refused: ${target.body}`);
 
 t.test('configure weather and Proxmox from Settings, and see both cards fill in', async (t) => {
   await page.goto(hub.origin);
@@ -70,6 +80,11 @@ t.test('configure weather and Proxmox from Settings, and see both cards fill in'
   t.match(await proxmox.textContent(), /Token secret \(set\)/, 'the secret is shown as set');
   t.equal(await proxmox.getByLabel(/Token secret/).inputValue(), '', 'never its value');
   t.notOk((await page.content()).includes(tokenSecret), 'the page holds no secret');
+  t.match(
+    await page.getByRole('region', { name: 'Integrations' }).textContent(),
+    /Gotify on the NAS \(gotify, edited under Alerts\)/,
+    'the alert targets are listed with where each is set',
+  );
   await screenshot(page, 'integrations-settings');
   await checkAccessible(t, page, 'settings with integrations');
 

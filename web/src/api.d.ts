@@ -6734,6 +6734,7 @@ export interface paths {
                         location?: string | null;
                         ip?: (string | unknown | unknown) | null;
                         status?: "known" | "ignored";
+                        watch?: boolean;
                     };
                 };
             };
@@ -10855,7 +10856,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every integration: where it is set, its fields (secrets only as { set }) and its last test */
+        /**
+         * Every integration: where it is set, its fields (secrets only as { set }) and its last test
+         * @description After the kinds, one alert-target entry per alert target (id, source: environment for ALERT_URL, fields with target_kind and enabled); they are changed under /api/alerts/targets.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -13926,6 +13930,8 @@ export interface components {
             location: string | null;
             status: "new" | "known" | "ignored";
             present: boolean;
+            /** @description watched: absent from scans for a while raises device.offline, its return device.online */
+            watch: boolean;
             /** @description fields the owner set; scans leave them alone */
             owner_fields: string[];
             /** Format: date-time */
@@ -14171,7 +14177,13 @@ export interface components {
             tested_at?: string;
         };
         Integration: {
+            /** @description weather, proxmox, shlink, stt, assistant, linkding, karakeep, or alert-target (one per alert target) */
             kind: string;
+            /**
+             * Format: uuid
+             * @description an alert-target entry's target id
+             */
+            id?: string;
             title: string;
             configured: boolean;
             source: "environment" | "settings" | null;

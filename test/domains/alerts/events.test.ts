@@ -1,25 +1,17 @@
 // Events raised where their sources are: a service going down and back up (with the outage's length), a new device
 // on the network (vendor and address) and a known device at another address. Each is recorded with its link and
 // data in the same transaction as what caused it.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { scanDevices } from '../../../domains/devices/jobs.ts';
 import { checkServices } from '../../../domains/health/jobs.ts';
 import { testApp } from '../../helpers/app.ts';
+import { arpRow, fakeArpTable } from '../../helpers/arp.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-alert-events-'));
-t.teardown(() => rm(dir, { recursive: true, force: true }));
-const arpFile = path.join(dir, 'arp');
-const arp = (rows: string[]) =>
-  writeFile(
-    arpFile,
-    `IP address       HW type     Flags       HW address            Mask     Device\n${rows.map((row) => `${row}\n`).join('')}`,
-  );
+const table = await fakeArpTable(t);
+const arp = table.write;
 
-const ta = await testApp(t, { env: { DEVICES_ARP_FILE: arpFile, DEVICES_NEIGH_COMMAND: 'off' } });
+const ta = await testApp(t, { env: { DEVICES_ARP_FILE: table.file, DEVICES_NEIGH_COMMAND: 'off' } });
 const deps = { sql: ta.sql, config: ta.config };
 
 interface AlertRow {
@@ -40,7 +32,7 @@ const alerts = (event: string) =>
 
 t.test('device.new with vendor and address; device.ip_changed when a known device moves', async (t) => {
   const raspberry = 'b8:27:eb:12:34:56';
-  await arp([`192.168.1.10     0x1         0x2         ${raspberry}     *        eth0`]);
+  await arp([arpRow('192.168.1.10', raspberry)]);
   await scanDevices(deps);
   const [found] = await alerts('device.new');
   t.match(found, {
@@ -54,7 +46,7 @@ t.test('device.new with vendor and address; device.ip_changed when a known devic
   t.equal((await alerts('device.new')).length, 1, 'seen again: not new');
   t.equal((await alerts('device.ip_changed')).length, 0, 'same address: nothing');
 
-  await arp([`192.168.1.44     0x1         0x2         ${raspberry}     *        eth0`]);
+  await arp([arpRow('192.168.1.44', raspberry)]);
   await scanDevices(deps);
   const [moved] = await alerts('device.ip_changed');
   t.match(moved, {

@@ -205,11 +205,13 @@ t.test('a missed heartbeat and a start without a finish turn the service down', 
   });
 
   await alertsDelivered(ta.sql);
-  // The outage is one service.down (outage.ts); each miss is also recorded as heartbeat.missed, below the default
-  // rule's priority, for a rule of the owner's to send.
+  // The outage is one service.down (outage.ts); each miss is also a heartbeat.missed, which the default rule sends
+  // too (priority 4): the job that did not report.
   t.match(sentAbout(service.id), [
+    { event: 'heartbeat.missed', reason: 'no heartbeat within 4200 s' },
     { event: 'service.down', title: 'Nightly backup is down', reason: 'no heartbeat within 4200 s' },
     { event: 'service.up' },
+    { event: 'heartbeat.missed', reason: 'started but did not finish within 600 s' },
     { event: 'service.down', reason: 'started but did not finish within 600 s' },
   ]);
   const missed = await ta.sql<{ title: string; message: string }[]>`

@@ -11,7 +11,6 @@ import path from 'node:path';
 import type { JobHelpers } from 'graphile-worker';
 import t from 'tap';
 import { checkServices, healthCron, healthTasks } from '../../../domains/health/jobs.ts';
-import { alertRequest, alertsSettled, notify } from '../../../lib/notify.ts';
 import { hub } from '../../../modules.ts';
 import { runDueItems } from '../../../worker/cron.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
@@ -274,7 +273,6 @@ t.test('retries, keyword, status range and redirects', async (t) => {
   t.match(await service(strict.id), { state: 'down', message: 'HTTP 302' });
   t.match(await service(follows.id), { state: 'up', message: 'HTTP 200' });
   t.match(await service(port.id), { state: 'up', message: 'port open' });
-  await alertsSettled();
   for (const id of [patient.id, keyword.id, strict.id, follows.id, port.id]) {
     await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${id}` });
   }
@@ -323,7 +321,6 @@ t.test('TLS verification is on unless the service turns it off', async (t) => {
   await checkServices(deps, { ids: [strict.id, lenient.id] });
   t.match(await service(strict.id), { state: 'down', message: /^TLS: / });
   t.match(await service(lenient.id), { state: 'up', message: 'HTTP 200' });
-  await alertsSettled();
   for (const id of [strict.id, lenient.id])
     await ta.asOwner({ method: 'DELETE', url: `/api/health/services/${id}` });
 });
@@ -448,40 +445,4 @@ t.test('the service_health and list_devices tools', async (t) => {
     total: number;
   };
   t.equal(devices.total, 1);
-});
-
-t.test('alerts: JSON by default, retried until delivered, never holding up the caller', async (t) => {
-  const flaky = await startNtfy(t, 1);
-  const config = {
-    url: `${flaky.url}/hook`,
-    format: 'json' as const,
-    token: 'tk_abc',
-    retryDelaysMs: [20],
-  };
-  const warnings: string[] = [];
-  notify(
-    config,
-    { event: 'service.down', title: 'NAS is down', message: 'HTTP 503', data: { service: 'NAS' } },
-    {
-      warn: (message) => warnings.push(message),
-    },
-  );
-  t.equal(flaky.requests.length, 0, 'notify returns before delivering');
-  await flaky.received(2);
-  await alertsSettled();
-  t.equal(flaky.requests[1].headers.authorization, 'Bearer tk_abc');
-  t.equal(flaky.requests[1].headers['content-type'], 'application/json');
-  t.match(JSON.parse(flaky.requests[1].body), {
-    event: 'service.down',
-    title: 'NAS is down',
-    message: 'HTTP 503',
-    service: 'NAS',
-    priority: 3,
-  });
-  t.same(warnings, []);
-  const encoded = alertRequest(
-    { format: 'ntfy', token: null },
-    { event: 'x', title: 'Küche is down', message: 'm' },
-  );
-  t.equal(encoded.headers.title, `=?UTF-8?B?${Buffer.from('Küche is down').toString('base64')}?=`);
 });

@@ -1,5 +1,5 @@
 // Devices: the band list of known devices (online first), new devices a scan found waiting for review, and
-// editing a device with an icon picker.
+// editing a device with an icon picker and its watch switch (an alert when it goes offline).
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
@@ -30,6 +30,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
     notes: device.notes ?? '',
     icon: device.icon,
   });
+  const watch = useSignal(device.watch);
   const set = (field: keyof typeof form.value, value: string | null) =>
     (form.value = { ...form.value, [field]: value });
   async function save(event: Event) {
@@ -45,6 +46,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
           location: orNull(f.location),
           notes: orNull(f.notes),
           icon: f.icon,
+          watch: watch.value,
         },
       }),
     ).then(() => {
@@ -77,6 +79,14 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
         <label>
           Notes
           <input value={form.value.notes} onInput={(e) => set('notes', e.currentTarget.value)} />
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={watch.value}
+            onChange={(e) => (watch.value = e.currentTarget.checked)}
+          />
+          Watch: alert when it is offline
         </label>
         <div class="row">
           <button type="submit" class="primary">
@@ -192,6 +202,7 @@ export default function Devices() {
                     {device.location ? ` · ${device.location}` : ''}
                   </div>
                 </div>
+                {device.watch && <span class="badge">watched</span>}
                 <span class={`badge ${device.present ? 'success' : ''}`}>
                   {device.present ? 'online' : `seen ${ago(device.last_seen)}`}
                 </span>

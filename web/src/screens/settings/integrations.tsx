@@ -1,7 +1,8 @@
 // Settings → Integrations: a form per upstream (weather, Proxmox, Shlink, speech to text, the assistant's endpoint,
 // linkding, the Karakeep webhook, Docker). Test tries the upstream without saving; Save tests first and stores only what
 // passed. Secrets are write-only: the form says whether one is set, never shows it, and an empty secret field keeps
-// the stored one. An integration the environment sets is shown read-only.
+// the stored one. An integration the environment sets is shown read-only. The alert targets are listed by name
+// with where each is set; they are edited under Alerts.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { components } from '../../api.d.ts';
@@ -281,16 +282,36 @@ export function Integrations() {
       target?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled])')?.focus();
     });
   }, []);
+  const targets = items.value.filter((item) => item.kind === 'alert-target');
   return (
     <section class="panel" aria-label="Integrations">
       <div class="panel-head">
         <h2>Integrations</h2>
       </div>
       <div class="integrations">
-        {items.value.map((item) => (
-          <IntegrationForm key={`${item.kind}-${item.updated_at ?? ''}`} item={item} onSaved={load} />
-        ))}
+        {items.value
+          .filter((item) => item.kind !== 'alert-target')
+          .map((item) => (
+            <IntegrationForm key={`${item.kind}-${item.updated_at ?? ''}`} item={item} onSaved={load} />
+          ))}
       </div>
+      {targets.length > 0 && (
+        <div>
+          <h3>Alert targets</h3>
+          <ul class="list">
+            {targets.map((target) => (
+              <li key={target.id}>
+                {target.title.replace(/^Alert target: /, '')}{' '}
+                <span class="muted small">
+                  ({String(target.fields.target_kind)},{' '}
+                  {target.source === 'environment' ? `set by ${target.variables[0]}` : 'edited under Alerts'}
+                  {target.configured ? '' : ', off'})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </section>
   );
 }
