@@ -14177,7 +14177,7 @@ export interface components {
             tested_at?: string;
         };
         Integration: {
-            /** @description weather, proxmox, shlink, stt, assistant, linkding, karakeep, or alert-target (one per alert target) */
+            /** @description weather, proxmox, shlink, stt, assistant, linkding, karakeep, docker, or alert-target (one per alert target) */
             kind: string;
             /**
              * Format: uuid
