@@ -23,6 +23,7 @@ import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
 import maintenance from './domains/maintenance/index.ts';
 import mcp from './domains/mcp/index.ts';
+import mcpServers from './domains/mcp-servers/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pageHistory from './domains/page-history/index.ts';
@@ -95,6 +96,7 @@ export const modules: readonly HubModule[] = [
   apps,
   boards,
   alerts,
+  mcpServers,
 ];
 
 /** Everything the modules contribute, gathered once. */
