@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityHandler, EntityHandlers } from './domains/entities/handler.ts';
 import { changeTypes } from './domains/entities/registry.ts';
-import type { Tool } from './domains/mcp/tool.ts';
+import type { CallerTool, Tool, ToolContext } from './domains/mcp/tool.ts';
 import type { SettingDefinition } from './lib/settings.ts';
 import type { CronItem, DomainCron, DomainTask, JobDeps, RunnableAction } from './worker/contract.ts';
 
@@ -33,6 +33,8 @@ export interface HubModule {
   entities?: Readonly<Record<string, EntityHandler>>;
   /** Tools of the tool protocol. */
   tools?: readonly Tool[];
+  /** Tools of the tool protocol that depend on the caller and stored state, listed per request. */
+  callerTools?: (ctx: ToolContext) => Promise<readonly CallerTool[]>;
   /** Tasks the owner may start by name through /api/actions/run. */
   actions?: readonly RunnableAction[];
 }
@@ -46,6 +48,8 @@ export interface Hub {
   entities: EntityHandlers;
   tools: readonly Tool[];
   toolsByName: ReadonlyMap<string, Tool>;
+  /** Every module's caller tools for one caller. */
+  callerTools: (ctx: ToolContext) => Promise<CallerTool[]>;
   actions: readonly RunnableAction[];
 }
 
@@ -82,6 +86,7 @@ export function gather(modules: readonly HubModule[]): Hub {
     if (!runnable.has(action.task)) throw new Error(`the action ${action.task.name} is no module's task`);
   }
   const crons = modules.flatMap((module) => (module.cron ? [module.cron] : []));
+  const callerTools = modules.flatMap((module) => (module.callerTools ? [module.callerTools] : []));
   return {
     modules,
     tasks,
@@ -94,6 +99,7 @@ export function gather(modules: readonly HubModule[]): Hub {
     entities,
     tools,
     toolsByName: unique(tools, (tool) => tool.name, 'tool'),
+    callerTools: async (ctx) => (await Promise.all(callerTools.map((list) => list(ctx)))).flat(),
     actions,
   };
 }

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
+import { gatewayTools } from './gateway.ts';
 import {
   createServer,
   deleteServer,
@@ -137,4 +138,5 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 export default {
   name: 'mcp-servers',
   routes,
+  callerTools: gatewayTools,
 } satisfies HubModule;
