@@ -2,15 +2,19 @@
 import type { Db } from '../../plugins/db.ts';
 import type { DownstreamTool, Policy } from './schema.ts';
 
-export interface McpServerRow {
-  id: string;
+export interface ServerFields {
   name: string;
   url: string;
+  /** { header name: sealed value } */
   headers: Record<string, string>;
   enabled: boolean;
   tool_policy: Record<string, Policy>;
   default_policy: Policy | null;
   timeout_ms: number;
+}
+
+export interface McpServerRow extends ServerFields {
+  id: string;
   tools: DownstreamTool[];
   protocol_version: string | null;
   last_error: string | null;
@@ -36,16 +40,6 @@ export async function findServerRow(sql: Db, id: string): Promise<McpServerRow |
 export async function findServerByName(sql: Db, name: string): Promise<McpServerRow | undefined> {
   const [row] = await sql<McpServerRow[]>`select ${columns(sql)} from mcp_servers where name = ${name}`;
   return row;
-}
-
-export interface ServerFields {
-  name: string;
-  url: string;
-  headers: Record<string, string>;
-  enabled: boolean;
-  tool_policy: Record<string, Policy>;
-  default_policy: Policy | null;
-  timeout_ms: number;
 }
 
 /** A new row (its headers are sealed once its id is known); undefined when the name is taken. */
