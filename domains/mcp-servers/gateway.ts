@@ -53,8 +53,9 @@ export async function gatewayTools(ctx: ToolContext): Promise<CallerTool[]> {
           },
           async call(args) {
             const call = { server_id: server.id, tool: tool.name, arguments: args };
-            if (passes) return forwardCall(deps, call, { actor: actorOf(principal) });
-            if (principal.kind !== 'agent') return errorResult('unreachable');
+            // The owner is the one who approves: the owner's own calls are made at once.
+            if (policy === 'pass' || principal.kind === 'owner')
+              return forwardCall(deps, call, { actor: actorOf(principal) });
             if (principal.tier === 'read')
               return errorResult(
                 `a read-tier agent cannot ask for ${name}: it waits for the owner’s approval`,

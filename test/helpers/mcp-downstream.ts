@@ -70,14 +70,18 @@ function build(downstream: Downstream, options: DownstreamOptions, timers: Set<N
   );
   server.registerTool(
     'wait',
-    { description: 'A slow read', inputSchema: {}, annotations: { readOnlyHint: true } },
-    async () => {
-      record('wait', {});
+    {
+      description: 'A slow read, answering as many bytes as asked',
+      inputSchema: { bytes: z.number().int().min(0).optional() },
+      annotations: { readOnlyHint: true },
+    },
+    async (args) => {
+      record('wait', args);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.waitMs ?? 0);
         timers.add(timer);
       });
-      return { content: [{ type: 'text', text: 'done' }] };
+      return { content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 4) }] };
     },
   );
   return server;

@@ -230,7 +230,7 @@ t.test('downstream servers behind the hub', async (t) => {
   });
 });
 
-t.test('a downstream that is down or slow answers a tool error in time', async (t) => {
+t.test('a downstream that is down, slow or too large answers a tool error in time', async (t) => {
   const ta = await testApp(t);
   const hubUrl = await listening(ta);
   const slow = await startDownstream(t, { waitMs: 60_000 });
@@ -252,12 +252,21 @@ t.test('a downstream that is down or slow answers a tool error in time', async (
   t.ok(slowResult.isError);
   t.match(slowResult.content[0].text, 'slow did not answer within 500 ms');
 
+  const flood = await call(client, 'flaky.wait', { bytes: 5 * 1024 * 1024 });
+  t.ok(flood.isError, 'a result beyond the size bound is refused');
+  t.match(flood.content[0].text, 'the response exceeds 4194304 bytes');
+  t.match(
+    (await call(client, 'flaky.wait', { bytes: 10 })).content[0].text,
+    'xxxxxxxxxx',
+    'a small one passes',
+  );
+
   await flaky.stop();
   const downResult = await call(client, 'flaky.get_state', { entity: 'x' });
   t.ok(downResult.isError);
   t.match(downResult.content[0].text, /the call to flaky\.get_state failed: flaky: .*fetch failed/);
   const audit = await ta.asOwner({ method: 'GET', url: '/api/audit?action=mcp_call&outcome=failed' });
-  t.equal(audit.json().total, 2, 'both failures are audited');
+  t.equal(audit.json().total, 3, 'every failure is audited');
 
   const refreshed = await ta.asOwner({
     method: 'POST',
