@@ -35,7 +35,9 @@ function listed(tools: readonly Tool[]): Omit<Tool, 'call'>[] {
 const instructions =
   'Tools over the ops-hub knowledge store (pages, projects, tasks, refs, source documents, resources) and the ' +
   'network inventory. Reads stay within your space scope. At suggest tier every write becomes a pending change ' +
-  'for the owner to approve: follow it with list_my_pending_changes.';
+  'for the owner to approve: follow it with list_my_pending_changes. Tools named <server>.<tool> belong to other MCP ' +
+  'servers behind the hub: a call that needs the owner’s approval answers { status: "pending", pending_action_id }; ' +
+  'read its outcome later with get_action_result.';
 
 function toolError(error: unknown, log: FastifyBaseLogger): CallToolResult {
   const { statusCode, message } = describeError(error);
