@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityHandler, EntityHandlers } from './domains/entities/handler.ts';
 import { changeTypes } from './domains/entities/registry.ts';
-import type { Tool } from './domains/mcp/tool.ts';
+import type { CallerTool, Tool, ToolContext } from './domains/mcp/tool.ts';
 import type { SettingDefinition } from './lib/settings.ts';
 import type {
   CronItem,
@@ -40,6 +40,8 @@ export interface HubModule {
   entities?: Readonly<Record<string, EntityHandler>>;
   /** Tools of the tool protocol. */
   tools?: readonly Tool[];
+  /** Tools of the tool protocol that depend on the caller and stored state, listed per request. */
+  callerTools?: (ctx: ToolContext) => Promise<readonly CallerTool[]>;
   /** Tasks the owner may start by name through /api/actions/run. */
   actions?: readonly RunnableAction[];
   /** Told of every job the worker gives up. */
@@ -55,6 +57,8 @@ export interface Hub {
   entities: EntityHandlers;
   tools: readonly Tool[];
   toolsByName: ReadonlyMap<string, Tool>;
+  /** Every module's caller tools for one caller. */
+  callerTools: (ctx: ToolContext) => Promise<CallerTool[]>;
   actions: readonly RunnableAction[];
   /** Every module's onJobFailed, one after the other. */
   onJobFailed: JobFailedHook;
@@ -94,6 +98,7 @@ export function gather(modules: readonly HubModule[]): Hub {
   }
   const crons = modules.flatMap((module) => (module.cron ? [module.cron] : []));
   const failureHooks = modules.flatMap((module) => (module.onJobFailed ? [module.onJobFailed] : []));
+  const callerTools = modules.flatMap((module) => (module.callerTools ? [module.callerTools] : []));
   return {
     modules,
     tasks,
@@ -106,6 +111,7 @@ export function gather(modules: readonly HubModule[]): Hub {
     entities,
     tools,
     toolsByName: unique(tools, (tool) => tool.name, 'tool'),
+    callerTools: async (ctx) => (await Promise.all(callerTools.map((list) => list(ctx)))).flat(),
     actions,
     onJobFailed: async (deps, failure) => {
       for (const hook of failureHooks) await hook(deps, failure);

@@ -24,6 +24,7 @@ import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
 import maintenance from './domains/maintenance/index.ts';
 import mcp from './domains/mcp/index.ts';
+import mcpServers from './domains/mcp-servers/index.ts';
 import metrics from './domains/metrics/index.ts';
 import networkHosts from './domains/network-hosts/index.ts';
 import pageHistory from './domains/page-history/index.ts';
@@ -97,6 +98,7 @@ export const modules: readonly HubModule[] = [
   boards,
   alerts,
   docker,
+  mcpServers,
 ];
 
 /** Everything the modules contribute, gathered once. */

@@ -264,6 +264,10 @@ const catalogue = {
   NOT_AN_ACTION: entry(400, detail),
   ACTION_NOT_FOUND: notFound('pending action'),
   ACTION_NOT_PENDING: entry(409, detail),
+
+  // Downstream MCP servers (the gateway).
+  MCP_SERVER_NOT_FOUND: notFound('MCP server'),
+  MCP_SERVER_NAME_TAKEN: entry(409, (name: string) => `an MCP server named "${name}" exists`),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

@@ -391,6 +391,8 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   PENDING_QUOTA: 'test/domains/pending-changes/files.test.ts',
   PENDING_FILE_MISSING: 'test/domains/pending-changes/files.test.ts',
   PENDING_FILE_CHANGED: 'test/domains/pending-changes/files.test.ts',
+  MCP_SERVER_NOT_FOUND: 'test/domains/mcp-servers/servers.test.ts',
+  MCP_SERVER_NAME_TAKEN: 'test/domains/mcp-servers/servers.test.ts',
 };
 
 t.test(

@@ -43,6 +43,7 @@ const withoutBodySchema = new Set([
   'POST /api/ping/:token/start',
   'POST /api/ping/:token/fail',
   'POST /api/ping/:token/:code',
+  'POST /api/mcp-servers/:id/refresh',
 ]);
 
 interface Route {

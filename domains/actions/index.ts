@@ -78,7 +78,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) =>
-          approveAction(app.sql, app.hub.actions, request.params.id, request.principal as Principal),
+          approveAction(
+            app.sql,
+            app.hub.actions,
+            request.params.id,
+            request.principal as Principal,
+            app.config.server,
+          ),
       );
 
       owner.post(

@@ -3,12 +3,14 @@
 
 import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
-import type { Principal } from '../../plugins/auth.ts';
+import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import type { RunnableAction } from '../../worker/contract.ts';
 import { enqueue, payloadProblem } from '../../worker/enqueue.ts';
 import { raiseApprovalWaiting } from '../approvals/tokens.ts';
 import { actorOf, insertAuditEntry } from '../audit/trail.ts';
+import { type DownstreamCall, forwardCall } from '../mcp-servers/forward.ts';
+import type { KeyConfig } from '../mcp-servers/manage.ts';
 import type { PendingAction, RunAction } from './schema.ts';
 import {
   claimPendingAction,
@@ -75,6 +77,31 @@ export async function runAction(
   return { started: true, job_id: job.id, task };
 }
 
+/** The action of a downstream MCP tool call waiting for approval (domains/mcp-servers); never a task. */
+export const downstreamCallAction = 'mcp.call';
+
+/** A downstream call an agent asked for: a pending action showing server, tool and arguments. */
+export async function proposeDownstreamCall(
+  sql: Sql,
+  principal: AgentPrincipal,
+  call: DownstreamCall & { server: string },
+  config?: Pick<Config, 'alerts' | 'assistant'>,
+): Promise<PendingAction> {
+  const pending = await insertPendingAction(sql, {
+    action: downstreamCallAction,
+    params: { ...call },
+    agent_id: principal.agentId,
+  });
+  if (config) {
+    await raiseApprovalWaiting(sql, config, {
+      target: { pending_action_id: pending.id },
+      summary: `agent ${principal.name} asks to call ${call.server}.${call.tool}`,
+      agent_id: principal.agentId,
+    });
+  }
+  return pending;
+}
+
 const audited = (action: PendingAction) => ({
   pending_change_id: null,
   entity_type: 'action',
@@ -87,6 +114,8 @@ export async function approveAction(
   actions: readonly RunnableAction[],
   id: string,
   principal: Principal,
+  /** The key that opens a downstream server's headers (an mcp.call action). */
+  keys: KeyConfig,
 ): Promise<PendingAction> {
   const claimed = await claimPendingAction(sql, id);
   if (!claimed) {
@@ -95,11 +124,12 @@ export async function approveAction(
     throw hubError('ACTION_NOT_PENDING', `the action is ${current.status}, not pending`);
   }
   const actor = actorOf(principal);
+  if (claimed.action === downstreamCallAction) return approveDownstreamCall(sql, keys, claimed, actor);
   try {
     return await sql.begin(async (tx) => {
       const { action, payload } = actionPayload(actions, { action: claimed.action, params: claimed.params });
       const job = await enqueue(tx, action.task, payload);
-      const approved = await markApproved(tx, id, job.id, actor);
+      const approved = await markApproved(tx, id, { job_id: job.id }, actor);
       await insertAuditEntry(tx, {
         ...audited(claimed),
         actor,
@@ -128,6 +158,34 @@ export async function approveAction(
     });
     throw error;
   }
+}
+
+/**
+ * The claimed call is made once, whatever it answers: a downstream write is not retried behind the owner's back, so
+ * a failure is its result (isError) rather than a reopened action.
+ */
+async function approveDownstreamCall(
+  sql: Sql,
+  keys: KeyConfig,
+  claimed: PendingAction,
+  actor: string,
+): Promise<PendingAction> {
+  const call = claimed.params as unknown as DownstreamCall & { server: string };
+  const result = await forwardCall({ sql, config: keys }, call, {
+    actor: claimed.agent_id ?? actor,
+    pending_action_id: claimed.id,
+  });
+  return sql.begin(async (tx) => {
+    const approved = await markApproved(tx, claimed.id, { job_id: null, result }, actor);
+    await insertAuditEntry(tx, {
+      ...audited(claimed),
+      actor,
+      action: 'approve',
+      outcome: result.isError ? 'failed' : 'applied',
+      detail: { action: claimed.action, server: call.server, tool: call.tool, agent_id: claimed.agent_id },
+    });
+    return approved;
+  }) as Promise<PendingAction>;
 }
 
 export async function rejectAction(

@@ -27,6 +27,9 @@ export const PendingAction = Type.Object(
       Type.Literal('rejected'),
     ]),
     job_id: Type.Union([Type.String(), Type.Null()]),
+    result: Type.Unknown({
+      description: 'what an approved downstream MCP call (action mcp.call) answered; null for other actions',
+    }),
     reason: Type.Union([Type.String(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()]),
     decided_by: Type.Union([Type.String(), Type.Null()]),

@@ -3,7 +3,7 @@ import type { Db } from '../../plugins/db.ts';
 import type { PendingAction } from './schema.ts';
 
 const columns = (sql: Db) => sql`
-  id, action, params, agent_id, status, job_id, reason, error, decided_by, decided_at, created_at`;
+  id, action, params, agent_id, status, job_id, result, reason, error, decided_by, decided_at, created_at`;
 
 export async function insertPendingAction(
   sql: Db,
@@ -37,11 +37,13 @@ export async function claimPendingAction(sql: Db, id: string): Promise<PendingAc
 export async function markApproved(
   sql: Db,
   id: string,
-  jobId: string,
+  outcome: { job_id: string | null; result?: unknown },
   actor: string,
 ): Promise<PendingAction> {
+  const result = outcome.result === undefined ? null : sql.json(outcome.result as never);
   const [row] = await sql<PendingAction[]>`
-    update pending_actions set status = 'approved', job_id = ${jobId}, decided_by = ${actor}, decided_at = now()
+    update pending_actions set status = 'approved', job_id = ${outcome.job_id}, result = ${result},
+      decided_by = ${actor}, decided_at = now()
     where id = ${id} returning ${columns(sql)}`;
   return row;
 }

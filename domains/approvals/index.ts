@@ -66,7 +66,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             const id = pending_action_id as string;
             const action =
               decision === 'approve'
-                ? await approveAction(app.sql, app.hub.actions, id, phone)
+                ? await approveAction(app.sql, app.hub.actions, id, phone, app.config.server)
                 : await rejectAction(app.sql, id, phone, null);
             status = action.status;
           }

@@ -9,6 +9,7 @@ export const auditActions = [
   'trash',
   'restore',
   'purge',
+  'mcp_call',
 ] as const;
 export const auditOutcomes = ['applied', 'failed', 'rejected'] as const;
 

@@ -11,6 +11,7 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { headerPlace, replaceHeaders, sealedHeaders } from '../mcp-servers/sealed.ts';
 import {
   replaceCheckPassword,
   replaceSecrets,
@@ -88,14 +89,18 @@ interface SealedPlace {
 }
 
 /**
- * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and the alert
- * targets' secrets.
+ * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords, the alert
+ * targets' secrets and the downstream MCP servers' headers.
  */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
   const passwords = await sealedCheckPasswords(sql, options);
   const targets = await sealedTargetSecrets(sql, options);
+  const mcpHeaders = await sealedHeaders(sql, options);
   return [
+    ...mcpHeaders.flatMap((row) =>
+      Object.entries(row.headers).map(([header, sealed]) => ({ ...headerPlace(row.id, header), sealed })),
+    ),
     ...rows.flatMap((row) =>
       Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
     ),
@@ -162,6 +167,7 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
     const rows = await sealedSecrets(tx, { lock: true });
     const passwords = await sealedCheckPasswords(tx, { lock: true });
     const targets = await sealedTargetSecrets(tx, { lock: true });
+    const mcpHeaders = await sealedHeaders(tx, { lock: true });
     const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
@@ -171,6 +177,15 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
       const place = checkPasswordPlace(id);
       await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));
       count++;
+    }
+    for (const row of mcpHeaders) {
+      const headers: Record<string, string> = {};
+      for (const [header, sealed] of Object.entries(row.headers)) {
+        const place = headerPlace(row.id, header);
+        headers[header] = sealSecret(next, place, openSecret(current, place, sealed));
+        count++;
+      }
+      await replaceHeaders(tx, row.id, headers);
     }
     for (const row of rows) {
       const secrets: Record<string, string> = {};

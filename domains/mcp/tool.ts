@@ -1,6 +1,7 @@
 // How a domain declares a tool of the tool protocol: `tool({ name, input, output, run })` with the route's own TypeBox
 // schemas. Each domain exports its tools from its tools.ts; domains/mcp/tools.ts gathers them. Reads go through the
 // domain's own functions with the caller's scope; writes through writeAs, the one gate REST writes pass too.
+import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { Uuid } from '../../lib/schemas.ts';
@@ -34,6 +35,15 @@ export interface Tool {
   annotations: { title: string; readOnlyHint: boolean };
   /** Checks the arguments (defaults applied) and runs the tool; errors carry an HTTP statusCode. */
   call(args: unknown, ctx: ToolContext): Promise<unknown>;
+}
+
+/**
+ * A tool listed for one caller from stored state (a downstream MCP server's, domains/mcp-servers): its listing as
+ * its owner gave it, and its result handed back as is.
+ */
+export interface CallerTool {
+  listing: ListedTool;
+  call(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
 }
 
 interface ToolSpec<I extends TSchema> {

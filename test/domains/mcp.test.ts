@@ -59,6 +59,7 @@ const expectedTools = [
   'create_page',
   'create_resource',
   'create_task',
+  'get_action_result',
   'get_context',
   'get_page',
   'get_project',

@@ -22,6 +22,27 @@ function actorName(actor: string, agents: Map<string, Agent>): string {
   return agents.get(actor)?.display_name ?? 'a deleted agent';
 }
 
+/** What an action would do: a downstream MCP call as its server, tool and arguments; a task as its name and params. */
+function ActionSummary({ action }: { action: PendingAction }) {
+  const params = action.params as Record<string, unknown>;
+  if (action.action === 'mcp.call') {
+    return (
+      <>
+        <strong>
+          Call <code>{`${params.server}.${params.tool}`}</code>
+        </strong>
+        <FieldList fields={(params.arguments ?? {}) as Record<string, unknown>} />
+      </>
+    );
+  }
+  return (
+    <>
+      <strong>{action.action}</strong>
+      <FieldList fields={params} />
+    </>
+  );
+}
+
 export default function Approvals() {
   const changes = useData(
     () => ok(api.GET('/api/pending-changes', { params: { query: { status: 'pending', limit: 100 } } })),
@@ -95,8 +116,7 @@ export default function Approvals() {
             row={(action) => (
               <tr key={action.id}>
                 <td>
-                  <strong>{action.action}</strong>
-                  <FieldList fields={action.params as Record<string, unknown>} />
+                  <ActionSummary action={action} />
                 </td>
                 <td>{action.agent_id ? (agents.get(action.agent_id)?.display_name ?? 'agent') : 'agent'}</td>
                 <td>

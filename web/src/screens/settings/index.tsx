@@ -11,6 +11,7 @@ import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
 import { Maintenance } from './maintenance.tsx';
+import { McpServers } from './mcp-servers.tsx';
 import { StatusPages } from './status-pages.tsx';
 import { Theme } from './theme.tsx';
 import { Transfer } from './transfer.tsx';
@@ -28,6 +29,7 @@ export default function Settings() {
         <IconSets />
         <Voice />
         <Integrations />
+        <McpServers />
         <Alerts />
         <Maintenance />
         <StatusPages />
