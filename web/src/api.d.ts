@@ -4981,7 +4981,7 @@ export interface paths {
                     limit?: number;
                     offset?: number;
                     actor?: string;
-                    action?: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge";
+                    action?: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge" | "mcp_call";
                     outcome?: "applied" | "failed" | "rejected";
                     entity_type?: string;
                     entity_id?: string;
@@ -13405,6 +13405,345 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every downstream MCP server */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["McpServer"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Connect a downstream MCP server
+         * @description The hub connects with the MCP client (Streamable HTTP), negotiates the protocol version and lists the tools; a server that cannot be reached is saved disabled, with the reason in last_error.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the prefix of its tools: lowercase letters, digits and dashes */
+                        name: string;
+                        /**
+                         * Format: uri
+                         * @description the Streamable HTTP endpoint
+                         */
+                        url: string;
+                        /** @description header name: value (write-only, sealed at rest); null clears one, a name left out keeps it */
+                        headers?: {
+                            [key: string]: string | null;
+                        };
+                        enabled?: boolean;
+                        /** @description per-tool overrides of the default policy */
+                        tool_policy?: {
+                            [key: string]: "pass" | "approve" | "deny";
+                        };
+                        /** @description the policy of tools without an override; null follows their annotations (readOnlyHint passes) */
+                        default_policy?: ("pass" | "approve" | "deny") | null;
+                        /** @description how long a connection, a listing or a call may take */
+                        timeout_ms?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["McpServer"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One downstream MCP server */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["McpServer"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Forget a downstream MCP server */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a downstream MCP server
+         * @description Fields left out keep their values; a header set to null is cleared. The hub connects with the MCP client (Streamable HTTP), negotiates the protocol version and lists the tools; a server that cannot be reached is saved disabled, with the reason in last_error.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the prefix of its tools: lowercase letters, digits and dashes */
+                        name?: string;
+                        /**
+                         * Format: uri
+                         * @description the Streamable HTTP endpoint
+                         */
+                        url?: string;
+                        /** @description header name: value (write-only, sealed at rest); null clears one, a name left out keeps it */
+                        headers?: {
+                            [key: string]: string | null;
+                        };
+                        enabled?: boolean;
+                        /** @description per-tool overrides of the default policy */
+                        tool_policy?: {
+                            [key: string]: "pass" | "approve" | "deny";
+                        };
+                        /** @description the policy of tools without an override; null follows their annotations (readOnlyHint passes) */
+                        default_policy?: ("pass" | "approve" | "deny") | null;
+                        /** @description how long a connection, a listing or a call may take */
+                        timeout_ms?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["McpServer"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/mcp-servers/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a downstream MCP server’s tools again
+         * @description The hub connects with the MCP client (Streamable HTTP), negotiates the protocol version and lists the tools; a server that cannot be reached is saved disabled, with the reason in last_error.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["McpServer"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A downstream server’s tools with their annotations and effective policies */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description the downstream’s own name */
+                                name: string;
+                                /** @description the name agents see on /api/mcp */
+                                listed_as: string;
+                                title: string | null;
+                                description: string | null;
+                                input_schema: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description the tool’s own annotations (readOnlyHint, destructiveHint ...) */
+                                annotations: {
+                                    [key: string]: unknown;
+                                };
+                                policy: "pass" | "approve" | "deny";
+                                policy_source: "tool" | "default" | "annotations";
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -13415,7 +13754,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING" | "MCP_SERVER_NOT_FOUND" | "MCP_SERVER_NAME_TAKEN";
             error: string;
             message: string;
         } & {
@@ -13834,7 +14173,7 @@ export interface components {
             /** @description 'owner', 'owner:access:<email>' or the id of the agent that wrote directly */
             actor: string;
             /** @enum {unknown} */
-            action: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge";
+            action: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge" | "mcp_call";
             pending_change_id: string | null;
             entity_type: string | null;
             entity_id: string | null;
@@ -14160,6 +14499,8 @@ export interface components {
             agent_id: string | null;
             status: "pending" | "applying" | "approved" | "rejected";
             job_id: string | null;
+            /** @description what an approved downstream MCP call (action mcp.call) answered; null for other actions */
+            result: unknown;
             reason: string | null;
             error: string | null;
             decided_by: string | null;
@@ -14345,6 +14686,34 @@ export interface components {
             dismissed: boolean;
             /** Format: date-time */
             seen_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        McpServer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            url: string;
+            /** @description the header names stored; their values are never shown */
+            headers: {
+                [key: string]: {
+                    /** @enum {boolean} */
+                    set: true;
+                };
+            };
+            enabled: boolean;
+            tool_policy: {
+                [key: string]: "pass" | "approve" | "deny";
+            };
+            default_policy: ("pass" | "approve" | "deny") | null;
+            timeout_ms: number;
+            tool_count: number;
+            protocol_version: string | null;
+            /** @description why the last connection failed (the server was then disabled) */
+            last_error: string | null;
+            refreshed_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14542,6 +14911,7 @@ export type SchemaAlertTarget = components['schemas']['AlertTarget'];
 export type SchemaAlertRule = components['schemas']['AlertRule'];
 export type SchemaAlertDelivery = components['schemas']['AlertDelivery'];
 export type SchemaDiscoveredApp = components['schemas']['DiscoveredApp'];
+export type SchemaMcpServer = components['schemas']['McpServer'];
 export type SchemaPageNode = components['schemas']['PageNode'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
