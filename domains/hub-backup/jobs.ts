@@ -18,8 +18,8 @@ export const hubBackupTasks: DomainTask[] = [
         (run.removed.length ? `; retention removed ${run.removed.join(', ')}` : ''),
     );
   }),
-  runs(hubBackupCheckTask, (deps) => async (_payload, helpers) => {
-    await checkStale(deps.sql, deps.config, new Date(), helpers.logger);
+  runs(hubBackupCheckTask, (deps) => async () => {
+    await checkStale(deps.sql, deps.config, new Date());
   }),
 ];
 

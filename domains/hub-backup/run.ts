@@ -102,7 +102,7 @@ const staleAfterMs = 48 * 3_600_000;
  * Raises backup.stale when the run the schedule expected two days ago (or any since) has not succeeded, and the hub
  * already existed then. Answers whether it did.
  */
-export async function checkStale(sql: Sql, config: Config, now: Date, log: DeliveryLog): Promise<boolean> {
+export async function checkStale(sql: Sql, config: Config, now: Date): Promise<boolean> {
   const settings = await readSettingOrStoreDefault(sql, hubBackupSetting);
   if (!settings.enabled) return false;
   const expected = lastExpectedRun(settings.schedule, new Date(now.getTime() - staleAfterMs));

@@ -1,7 +1,6 @@
 // maintenance.announce, every minute: for each window with notify_start_end, raises maintenance.started when one of
 // its occurrences has begun and maintenance.ended once it is over. The occurrence announced is kept on the window
 // (announced_start), so each start and end is raised once, even with two runs at once.
-import type { DeliveryLog } from '../../lib/notify.ts';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { announceMaintenanceTask } from './schema.ts';
@@ -29,7 +28,7 @@ async function alertOf(deps: JobDeps, window: WindowRow, event: 'started' | 'end
 }
 
 /** One pass over the windows at `now`: the starts and ends not yet announced. */
-export async function announceMaintenance(deps: JobDeps, log: DeliveryLog, now: Date = new Date()) {
+export async function announceMaintenance(deps: JobDeps, now: Date = new Date()) {
   let raised = 0;
   for (const window of await listWindows(deps.sql)) {
     if (!window.notify_start_end) continue;
@@ -52,8 +51,8 @@ export async function announceMaintenance(deps: JobDeps, log: DeliveryLog, now: 
 }
 
 export const maintenanceTasks: DomainTask[] = [
-  runs(announceMaintenanceTask, (deps) => async (_payload, helpers) => {
-    await announceMaintenance(deps, helpers.logger);
+  runs(announceMaintenanceTask, (deps) => async () => {
+    await announceMaintenance(deps);
   }),
 ];
 

@@ -33,7 +33,7 @@ export async function forwardCall(
   const row = await findServerRow(deps.sql, call.server_id);
   let result: CallToolResult;
   let outcome: 'ok' | 'tool_error' | 'failed';
-  if (!row || !row.enabled) {
+  if (!row?.enabled) {
     result = errorResult(`the MCP server ${row?.name ?? call.server_id} is ${row ? 'disabled' : 'gone'}`);
     outcome = 'failed';
   } else {

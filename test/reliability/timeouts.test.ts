@@ -66,7 +66,7 @@ t.test('whatever is configured, a silent connection is closed within a minute', 
 t.test('headers trickled byte by byte are cut off', async (t) => {
   let timer: NodeJS.Timeout | undefined;
   const closed = await connection((socket) => {
-    const head = 'GET /api/healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' + 'a'.repeat(1000);
+    const head = `GET /api/healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(1000)}`;
     let i = 0;
     timer = setInterval(() => {
       if (i < head.length && !socket.destroyed) socket.write(head[i++]);

@@ -14,7 +14,6 @@ const receiver = await startAlertReceiver(t);
 const web = await startFlakyServer(t);
 const ta = await testApp(t, { worker: true, env: { ALERT_URL: receiver.url } });
 const deps = { sql: ta.sql, config: ta.config };
-const quiet = { warn: () => undefined };
 
 async function post(url: string, payload: Record<string, unknown>) {
   const response = await ta.asOwner({ method: 'POST', url, payload });
@@ -226,10 +225,10 @@ t.test('notify_start_end raises maintenance.started and maintenance.ended once e
     notify_start_end: true,
   });
   receiver.clear();
-  t.equal(await announceMaintenance(deps, quiet), 1);
-  t.equal(await announceMaintenance(deps, quiet), 0, 'a start is announced once');
-  t.equal(await announceMaintenance(deps, quiet, new Date(Date.now() + 45 * 60_000)), 1);
-  t.equal(await announceMaintenance(deps, quiet, new Date(Date.now() + 46 * 60_000)), 0);
+  t.equal(await announceMaintenance(deps), 1);
+  t.equal(await announceMaintenance(deps), 0, 'a start is announced once');
+  t.equal(await announceMaintenance(deps, new Date(Date.now() + 45 * 60_000)), 1);
+  t.equal(await announceMaintenance(deps, new Date(Date.now() + 46 * 60_000)), 0);
   await alertsDelivered(ta.sql);
   t.match(receiver.alerts(), [
     { event: 'maintenance.started', maintenance_id: window.id, affected_service_ids: [nas.id] },
