@@ -2,12 +2,13 @@
 // write-routes.ts) and the service_health tool call these.
 import { hubError } from '../../lib/errors.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { enqueue } from '../../worker/enqueue.ts';
 import { assertIconRef, iconUrl } from '../icons/icon-ref.ts';
 import { maintenanceAt, type ServiceMaintenance } from '../maintenance/windows.ts';
 import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
 import { checkDefinition, type Definition, type Secrets } from './definition.ts';
 import { keepPushToken, renewPushToken } from './push.ts';
-import type { CreateService, Service, UpdateService } from './schema.ts';
+import { type CreateService, healthCheckTask, type Service, type UpdateService } from './schema.ts';
 import {
   type CandidateRow,
   findService,
@@ -16,6 +17,7 @@ import {
   resourceExists,
   type ServiceRow,
   serviceWithTarget,
+  setPaused,
 } from './store.ts';
 
 /** A service as the API shows it, with the maintenance window on for it now (`maintenanceAt`), where one is. */
@@ -179,4 +181,27 @@ export async function newPushToken(sql: Sql, id: string): Promise<Service> {
     return renewPushToken(tx, id);
   });
   return { ...(await found(sql, id)), push_token: token };
+}
+
+/**
+ * Stops a service's checks until it is resumed: state paused, an event with the reason, no alert. Pausing a paused
+ * service changes nothing.
+ */
+export async function pauseService(sql: Sql, id: string, reason = 'paused by the owner'): Promise<Service> {
+  await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    if (current.state !== 'paused') await setPaused(tx, current, true, reason);
+  });
+  return found(sql, id);
+}
+
+/** Checks a paused service again, at once (the check is enqueued with the change). Resuming one not paused changes nothing. */
+export async function resumeService(sql: Sql, id: string): Promise<Service> {
+  await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    if (current.state !== 'paused') return;
+    await setPaused(tx, current, false, 'resumed by the owner');
+    if (current.kind !== 'push') await enqueue(tx, healthCheckTask, { ids: [id] });
+  });
+  return found(sql, id);
 }

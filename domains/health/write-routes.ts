@@ -12,11 +12,20 @@ import {
   CreateService,
   discoverLanTask,
   healthCheckTask,
+  PauseRequest,
   Promote,
   Service,
   UpdateService,
 } from './schema.ts';
-import { addService, changeService, found, newPushToken, replaceService } from './services.ts';
+import {
+  addService,
+  changeService,
+  found,
+  newPushToken,
+  pauseService,
+  replaceService,
+  resumeService,
+} from './services.ts';
 import { deleteService, dismissCandidate, promoteCandidate } from './store.ts';
 
 const tags = ['health'];
@@ -102,6 +111,37 @@ export const writeRoutes: FastifyPluginAsyncTypebox = async (owner) => {
     async (request) => {
       return newPushToken(owner.sql, request.params.id);
     },
+  );
+
+  owner.post(
+    '/health/services/:id/pause',
+    {
+      preValidation: bodyOptional,
+      schema: {
+        tags,
+        summary: 'Pause a service: no checks, state paused, no alerts, until it is resumed',
+        description:
+          'The reason is kept with the state change. A paused service counts neither up nor down for uptime, a ' +
+          'paused push service refuses heartbeats (404), and status pages and badges show it paused (grey).',
+        params: IdParams,
+        body: PauseRequest,
+        response: { 200: Service, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => pauseService(owner.sql, request.params.id, request.body.reason),
+  );
+
+  owner.post(
+    '/health/services/:id/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Resume a paused service: it is checked at once, then on its interval',
+        params: IdParams,
+        response: { 200: Service, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => resumeService(owner.sql, request.params.id),
   );
 
   owner.post(
