@@ -3,7 +3,7 @@ import { NullableTimestamp, Offset, PageQuery, Paginated, Timestamp, Uuid } from
 import { defineTask } from '../../worker/contract.ts';
 import { NullableIconRef } from '../icons/icon-ref.ts';
 
-export const serviceStates = ['up', 'down', 'degraded', 'warning', 'pending', 'unknown'] as const;
+export const serviceStates = ['up', 'down', 'degraded', 'warning', 'pending', 'unknown', 'paused'] as const;
 export type ServiceState = (typeof serviceStates)[number];
 const State = Type.Enum(serviceStates);
 
@@ -348,6 +348,12 @@ export const EventQuery = Type.Intersect([PageQuery, Type.Object({ service_id: T
 
 export const CheckRequest = Type.Object(
   { ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })) },
+  { additionalProperties: false },
+);
+export const PauseRequest = Type.Object(
+  {
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'kept with the event' })),
+  },
   { additionalProperties: false },
 );
 export const Accepted = Type.Object({ job_id: Type.String(), task: Type.String() });

@@ -1,20 +1,23 @@
-// Monitored services as the API shows them, and the registry's writes: the routes of index.ts and the
-// service_health tool call these.
+// Monitored services as the API shows them, and the registry's writes: the routes (read-routes.ts,
+// write-routes.ts) and the service_health tool call these.
 import { hubError } from '../../lib/errors.ts';
-import type { Db } from '../../plugins/db.ts';
-import { iconUrl } from '../icons/icon-ref.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
+import { enqueue } from '../../worker/enqueue.ts';
+import { assertIconRef, iconUrl } from '../icons/icon-ref.ts';
 import { maintenanceAt, type ServiceMaintenance } from '../maintenance/windows.ts';
 import { insertSealed, type KeyConfig, replaceSealed } from './credentials.ts';
-import type { Definition, Secrets } from './definition.ts';
-import { keepPushToken } from './push.ts';
-import type { Service } from './schema.ts';
+import { checkDefinition, type Definition, type Secrets } from './definition.ts';
+import { keepPushToken, renewPushToken } from './push.ts';
+import { type CreateService, healthCheckTask, type Service, type UpdateService } from './schema.ts';
 import {
   type CandidateRow,
   findService,
   listServices,
+  lockService,
   resourceExists,
   type ServiceRow,
   serviceWithTarget,
+  setPaused,
 } from './store.ts';
 
 /** A service as the API shows it, with the maintenance window on for it now (`maintenanceAt`), where one is. */
@@ -121,4 +124,84 @@ export function definitionFields(row: ServiceRow) {
     ...fields
   } = row;
   return fields;
+}
+
+/** A curated service, locked for a write: a discovered candidate is not one (404). */
+async function lockCurated(tx: Db, id: string): Promise<ServiceRow> {
+  const current = await lockService(tx, id);
+  if (!current || current.discovered) throw hubError('SERVICE_NOT_FOUND', id);
+  return current;
+}
+
+/** A new service, with its push token the one time it is shown. */
+export async function addService(sql: Sql, config: KeyConfig, body: CreateService): Promise<Service> {
+  const checked = checkDefinition(body);
+  await assertIconRef(sql, body.icon);
+  const saved = await sql.begin((tx) => save(tx, config, null, checked));
+  return { ...(await found(sql, saved.id)), push_token: saved.push_token };
+}
+
+/** A replacement: fields not sent take their defaults; credentials (in url or basic_auth) and headers not sent go. */
+export async function replaceService(
+  sql: Sql,
+  config: KeyConfig,
+  id: string,
+  body: CreateService,
+): Promise<Service> {
+  await assertIconRef(sql, body.icon);
+  const saved = await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    const { definition, credentials, headers } = checkDefinition(body, null, current.target);
+    return save(tx, config, id, { definition, credentials: credentials ?? null, headers: headers ?? null });
+  });
+  return { ...(await found(sql, id)), push_token: saved.push_token };
+}
+
+/** Some fields changed; the rest, stored credentials and headers included, stay. */
+export async function changeService(
+  sql: Sql,
+  config: KeyConfig,
+  id: string,
+  body: UpdateService,
+): Promise<Service> {
+  await assertIconRef(sql, body.icon);
+  const saved = await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    const merged = { ...definitionFields(current), ...body };
+    return save(tx, config, id, checkDefinition(merged, current.url, current.target));
+  });
+  return { ...(await found(sql, id)), push_token: saved.push_token };
+}
+
+/** A push service's new heartbeat token (the old one stops working), shown this once. */
+export async function newPushToken(sql: Sql, id: string): Promise<Service> {
+  const token = await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    if (current.kind !== 'push') throw hubError('SERVICE_NOT_PUSH', id);
+    return renewPushToken(tx, id);
+  });
+  return { ...(await found(sql, id)), push_token: token };
+}
+
+/**
+ * Stops a service's checks until it is resumed: state paused, an event with the reason, no alert. Pausing a paused
+ * service changes nothing.
+ */
+export async function pauseService(sql: Sql, id: string, reason = 'paused by the owner'): Promise<Service> {
+  await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    if (current.state !== 'paused') await setPaused(tx, current, true, reason);
+  });
+  return found(sql, id);
+}
+
+/** Checks a paused service again, at once (the check is enqueued with the change). Resuming one not paused changes nothing. */
+export async function resumeService(sql: Sql, id: string): Promise<Service> {
+  await sql.begin(async (tx) => {
+    const current = await lockCurated(tx, id);
+    if (current.state !== 'paused') return;
+    await setPaused(tx, current, false, 'resumed by the owner');
+    if (current.kind !== 'push') await enqueue(tx, healthCheckTask, { ids: [id] });
+  });
+  return found(sql, id);
 }

@@ -287,7 +287,8 @@ export async function recordCheck(
 ): Promise<(Recorded & { name: string }) | undefined> {
   const [current] = await sql<
     { state: ServiceState; failures: number; name: string; since: Date | null }[]
-  >`select state, failures, name, since from monitored_services where id = ${id} for update`;
+  >`select state, failures, name, since from monitored_services where id = ${id} and enabled for update`;
+  // A service paused (or turned off) while its check ran keeps its state: the result is dropped.
   if (!current) return undefined;
   const standing = next(current);
   const changed = standing.state !== current.state;
@@ -307,6 +308,28 @@ export async function recordCheck(
       values (${id}, ${current.name}, ${current.state}, ${standing.state}, ${outcome.message}, ${maintenanceId})`;
   }
   return { from: current.state, to: standing.state, changed, name: current.name, fromSince: current.since };
+}
+
+/**
+ * Pauses or resumes a locked service: its state, cleared failures and, as for a check, an event saying why.
+ * Paused, it is turned off (no check, no heartbeat accepted); resumed, it is on again and pending its first check.
+ */
+export async function setPaused(
+  sql: Db,
+  service: Pick<ServiceRow, 'id' | 'name' | 'state'>,
+  paused: boolean,
+  reason: string,
+): Promise<void> {
+  const state: ServiceState = paused ? 'paused' : 'pending';
+  await sql`
+    update monitored_services set enabled = ${!paused}, state = ${state}, failures = 0, message = ${reason},
+      since = now(), updated_at = now(), push_started_at = null,
+      -- A push service resumed has a full interval (and grace) for its first heartbeat.
+      checked_at = case when kind = 'push' and ${!paused} then now() else checked_at end
+    where id = ${service.id}`;
+  await sql`
+    insert into health_events (service_id, service_name, from_state, to_state, message)
+    values (${service.id}, ${service.name}, ${service.state}, ${state}, ${reason})`;
 }
 
 export async function pruneResults(sql: Db, days: number): Promise<number> {

@@ -7954,7 +7954,7 @@ export interface paths {
                                 checked_at: string;
                                 ok: boolean;
                                 /** @enum {unknown} */
-                                state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
+                                state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown" | "paused";
                                 latency_ms: number | null;
                                 message: string | null;
                                 /** @description what the last check found beyond pass or fail: ping packets, DNS answers, the TLS certificate */
@@ -8044,9 +8044,9 @@ export interface paths {
                                 service_id: string | null;
                                 service_name: string;
                                 /** @enum {unknown} */
-                                from_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
+                                from_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown" | "paused";
                                 /** @enum {unknown} */
-                                to_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
+                                to_state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown" | "paused";
                                 message: string | null;
                                 /** @description the root service whose outage alert this change was folded into (no alert of its own) */
                                 suppressed_by: string | null;
@@ -8166,6 +8166,108 @@ export interface paths {
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/services/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a service: no checks, state paused, no alerts, until it is resumed
+         * @description The reason is kept with the state change. A paused service counts neither up nor down for uptime, a paused push service refuses heartbeats (404), and status pages and badges show it paused (grey).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description kept with the event */
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Service"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/services/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused service: it is checked at once, then on its interval */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Service"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
@@ -14363,7 +14465,7 @@ export interface components {
             /** @description http: scheme://host:port/path; tcp: tcp://host:port; ping: ping://host; dns: dns://host:port/name/TYPE; tls: tls://host:port */
             target: string;
             /** @enum {unknown} */
-            state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown";
+            state: "up" | "down" | "degraded" | "warning" | "pending" | "unknown" | "paused";
             latency_ms: number | null;
             checked_at: string | null;
             /** @description when the state last changed */

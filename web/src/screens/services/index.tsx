@@ -206,6 +206,16 @@ export default function Services() {
     heartbeat.value = { name: renewed.name, token: renewed.push_token };
     draft.value = null;
   }
+  async function pauseOrResume(service: Service) {
+    const params = { path: { id: service.id } };
+    const changed =
+      service.state === 'paused'
+        ? await ok(api.POST('/api/health/services/{id}/resume', { params })).catch(failed)
+        : await ok(api.POST('/api/health/services/{id}/pause', { params, body: {} })).catch(failed);
+    if (!changed) return;
+    toast(changed.state === 'paused' ? `${service.name} paused` : `${service.name} resumed`, 'success');
+    await load();
+  }
   async function checkNow() {
     await ok(api.POST('/api/health/check', { body: {} })).then(
       () => toast('Checking every service', 'success'),
@@ -262,7 +272,9 @@ export default function Services() {
                     <div class="muted small">{service.target}</div>
                     {finding(service) && <div class="small service-finding">{finding(service)}</div>}
                     {service.message && service.state !== 'up' && (
-                      <div class="error small">{service.message}</div>
+                      <div class={`${service.state === 'paused' ? 'muted' : 'error'} small`}>
+                        {service.message}
+                      </div>
                     )}
                   </div>
                   <div class="service-figures">
@@ -285,14 +297,28 @@ export default function Services() {
                       {service.latency_ms ?? '—'} ms · {ago(service.checked_at)}
                     </span>
                   </div>
-                  <button
-                    type="button"
-                    class="ghost small"
-                    aria-label={`Edit ${service.name}`}
-                    onClick={() => (draft.value = draftOf(service))}
-                  >
-                    <Icon name="edit" size={14} />
-                  </button>
+                  <span class="service-actions">
+                    <button
+                      type="button"
+                      class="ghost small"
+                      title={
+                        service.state === 'paused'
+                          ? 'Check it again, now and on its interval'
+                          : 'Stop its checks and alerts until resumed'
+                      }
+                      onClick={() => pauseOrResume(service)}
+                    >
+                      {service.state === 'paused' ? 'Resume' : 'Pause'}
+                    </button>
+                    <button
+                      type="button"
+                      class="ghost small"
+                      aria-label={`Edit ${service.name}`}
+                      onClick={() => (draft.value = draftOf(service))}
+                    >
+                      <Icon name="edit" size={14} />
+                    </button>
+                  </span>
                 </li>
               ))}
             </ul>

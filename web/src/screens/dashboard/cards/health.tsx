@@ -4,7 +4,7 @@ import { Wait } from './parts.tsx';
 
 export type ServiceGroups = Answer<'/api/health/services'>;
 
-const stateOrder = { down: 0, warning: 1, degraded: 2, unknown: 3, pending: 4, up: 5 } as const;
+const stateOrder = { down: 0, warning: 1, degraded: 2, unknown: 3, pending: 4, up: 5, paused: 6 } as const;
 const stateTone = {
   down: 'danger',
   warning: 'warning',
@@ -12,6 +12,7 @@ const stateTone = {
   unknown: '',
   pending: 'warning',
   up: 'success',
+  paused: '',
 } as const;
 /** Slow (degraded) or with a certificate expiring soon (warning), a service still passes its check. */
 const passing = new Set(['up', 'degraded', 'warning']);
