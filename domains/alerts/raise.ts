@@ -9,7 +9,7 @@
 //
 // Maintenance and folding: `suppressed` records the alert with the reason and sends it nowhere.
 import type { Config } from '../../config/index.ts';
-import type { Db } from '../../lib/db.ts';
+import type { Db, Sql } from '../../lib/db.ts';
 import type { Alert } from '../../lib/notify.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import type { QuietHours, RuleFilter } from './schema.ts';
@@ -159,7 +159,8 @@ export function openProblems(sql: Db, prefix: string): Promise<Map<string, strin
 }
 
 /**
- * Records an alert and queues its deliveries, with the caller's connection or transaction. Returns the alert's id.
+ * Records an alert and queues its deliveries in one transaction: the caller's, or one of its own when given the pool
+ * (an alert never stands recorded without its deliveries). Returns the alert's id.
  */
 export async function raiseAlert(
   sql: Db,
@@ -167,6 +168,7 @@ export async function raiseAlert(
   alert: RaisedAlert,
   at = new Date(),
 ): Promise<Raised> {
+  if (isPool(sql)) return (await sql.begin((tx) => raiseAlert(tx, deps, alert, at))) as Raised;
   const priority = Math.min(5, Math.max(1, Math.round(alert.priority ?? 3)));
   const data = alert.data ?? {};
   const id = await insertAlert(sql, {
@@ -198,4 +200,9 @@ export async function raiseAlert(
     }
   }
   return { id, queued: await queueDeliveries(sql, id, [...planned.values()], 0) };
+}
+
+/** A pool can begin a transaction; a transaction cannot. */
+function isPool(sql: Db): sql is Sql {
+  return typeof (sql as Partial<Sql>).begin === 'function';
 }
