@@ -9592,7 +9592,7 @@ export interface paths {
         };
         /**
          * Backups card: the last run, the target and whether backups are stale
-         * @description stale is true when no successful run finished since the schedule's last expected run plus 6 hours (backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours).
+         * @description stale is true when no successful run finished since the schedule's last expected run plus 6 hours (backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours). hub: the hub's own backups (the hub_backup setting's schedule, the same grace), their last five runs.
          */
         get: {
             parameters: {
@@ -9629,6 +9629,24 @@ export interface paths {
                             stale_reason: string | null;
                             expected_since: string | null;
                             runs: components["schemas"]["BackupRun"][];
+                            hub: {
+                                /** @description The last five runs, newest first */
+                                runs: {
+                                    /** Format: date-time */
+                                    started_at: string;
+                                    /** Format: date-time */
+                                    finished_at: string;
+                                    state: "succeeded" | "failed";
+                                    size_bytes: number | null;
+                                    duration_ms: number;
+                                }[];
+                                last_success_at: string | null;
+                                /** @description Null when scheduled backups are off */
+                                schedule: string | null;
+                                /** @description No success since the run the schedule expected (plus the grace) */
+                                stale: boolean;
+                                stale_reason: string | null;
+                            };
                         };
                     };
                 };
