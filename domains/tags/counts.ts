@@ -6,11 +6,15 @@ import { tagCounts } from './store.ts';
 export const facetTags = 50;
 
 /** The tags of the hits listed, counted (the facet of a search page). */
-export function tagsOfHits(sql: Db, hits: readonly { kind: string; id: string }[]): Promise<TagCount[]> {
+export async function tagsOfHits(
+  sql: Db,
+  hits: readonly { kind: string; id: string }[],
+): Promise<TagCount[]> {
   const of = (kind: string) => hits.filter((hit) => hit.kind === kind).map((hit) => hit.id);
-  return tagCounts(
+  const { items } = await tagCounts(
     sql,
     { ids: { pages: of('pages'), refs: of('refs'), source_docs: of('source_docs'), apps: of('apps') } },
-    facetTags,
+    { limit: facetTags, offset: 0 },
   );
+  return items;
 }

@@ -26,8 +26,9 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const spaceId = readScope(request, request.query.space_id);
-      return { items: await tagCounts(app.sql, { spaceId }, request.query.limit) };
+      const { space_id, limit, offset } = request.query;
+      const spaceId = readScope(request, space_id);
+      return { ...(await tagCounts(app.sql, { spaceId }, { limit, offset })), limit, offset };
     },
   );
 };

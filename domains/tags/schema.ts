@@ -1,6 +1,6 @@
 // The tags in use and how many rows carry each.
 import { type Static, Type } from 'typebox';
-import { Uuid } from '../../lib/schemas.ts';
+import { PageQuery, Paginated, Uuid } from '../../lib/schemas.ts';
 
 export const TagCount = Type.Object({
   tag: Type.String({ description: 'its most used spelling' }),
@@ -11,9 +11,6 @@ export const TagCount = Type.Object({
 });
 export type TagCount = Static<typeof TagCount>;
 
-export const TagList = Type.Object({ items: Type.Array(TagCount) });
+export const TagList = Paginated(TagCount);
 
-export const TagListQuery = Type.Object({
-  space_id: Type.Optional(Uuid),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
-});
+export const TagListQuery = Type.Intersect([PageQuery, Type.Object({ space_id: Type.Optional(Uuid) })]);

@@ -9,12 +9,16 @@ export interface TagScope {
   ids?: { pages: string[]; refs: string[]; source_docs: string[]; apps: string[] };
 }
 
-export async function tagCounts(sql: Db, scope: TagScope, limit: number): Promise<TagCount[]> {
+export async function tagCounts(
+  sql: Db,
+  scope: TagScope,
+  page: { limit: number; offset: number },
+): Promise<{ items: TagCount[]; total: number }> {
   const { spaceId, ids } = scope;
   const where = (kind: keyof NonNullable<TagScope['ids']>) => sql`where true
     ${spaceId && kind !== 'apps' ? sql`and space_id = ${spaceId}` : sql``}
     ${ids ? sql`and id = any(${ids[kind]}::uuid[])` : sql``}`;
-  return sql<TagCount[]>`
+  const rows = await sql<(TagCount & { total: number })[]>`
     with tagged as (
       select unnest(tags) as tag, 'pages' as kind from pages ${where('pages')}
       union all
@@ -28,8 +32,13 @@ export async function tagCounts(sql: Db, scope: TagScope, limit: number): Promis
     spelled as (
       select lower(tag) as key, tag, count(*)::int as uses from tagged group by lower(tag), tag
     )
-    select (array_agg(tag order by uses desc, tag))[1] as tag, sum(uses)::int as count
+    select (array_agg(tag order by uses desc, tag))[1] as tag, sum(uses)::int as count,
+           count(*) over ()::int as total
     from spelled group by key
     order by count desc, key
-    limit ${limit}`;
+    limit ${page.limit} offset ${page.offset}`;
+  // Past the end there is no row to carry the total: counted again, rarely.
+  const total =
+    rows[0]?.total ?? (page.offset > 0 ? (await tagCounts(sql, scope, { limit: 1, offset: 0 })).total : 0);
+  return { items: rows.map(({ tag, count }) => ({ tag, count })), total };
 }

@@ -4584,8 +4584,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    space_id?: string;
                     limit?: number;
+                    offset?: number;
+                    space_id?: string;
                 };
                 header?: never;
                 path?: never;
@@ -4606,6 +4607,9 @@ export interface paths {
                                 /** @description pages, references, captured documents and apps carrying it */
                                 count: number;
                             }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
                         };
                     };
                 };

@@ -130,6 +130,18 @@ t.test('GET /api/tags counts the tags in use; an agent counts within its space',
     { tag: 'reports', count: 1 },
     { tag: 'shops', count: 1 },
   ]);
+  t.equal(all.json().total, 4);
+  const second = await ta.asOwner({ method: 'GET', url: '/api/tags?limit=2&offset=2' });
+  t.same(second.json(), {
+    items: [
+      { tag: 'reports', count: 1 },
+      { tag: 'shops', count: 1 },
+    ],
+    total: 4,
+    limit: 2,
+    offset: 2,
+  });
+  t.equal((await ta.asOwner({ method: 'GET', url: '/api/tags?offset=10' })).json().total, 4);
   const scoped = await createAgent(ta, { tier: 'read', space_id: work.id });
   const inWork = await ta.asAgent(scoped.token, { method: 'GET', url: '/api/tags' });
   t.same(inWork.json().items, [
