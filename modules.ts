@@ -43,6 +43,7 @@ import spaces from './domains/spaces/index.ts';
 import speedtest from './domains/speedtest/index.ts';
 import statusPages from './domains/status-pages/index.ts';
 import system from './domains/system/index.ts';
+import tags from './domains/tags/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
 import transfer from './domains/transfer/index.ts';
@@ -70,6 +71,7 @@ export const modules: readonly HubModule[] = [
   resources,
   networkHosts,
   search,
+  tags,
   pendingChanges,
   approvals,
   audit,

@@ -96,6 +96,7 @@ const catalogue = {
   DEPENDENCY_SELF: entry(409, () => 'a resource cannot depend on itself'),
   DEPENDENCY_EXISTS: entry(409, () => 'this dependency exists already'),
   DEPENDENCY_CYCLE: entry(409, () => 'this dependency would close a cycle'),
+  TAGS_INVALID: entry(400, detail),
   SETTING_NOT_FOUND: entry(404, (key: string) => `no setting "${key}"`),
   SETTING_INVALID: entry(400, detail),
   UNKNOWN_COLOUR: entry(400, detail),

@@ -125,6 +125,7 @@ export const agentRoutes: readonly string[] = [
   'GET /api/network-hosts',
   'GET /api/network-hosts/:id',
   'GET /api/search',
+  'GET /api/tags',
   // Capture.
   'GET /api/captures',
   'POST /api/capture',

@@ -282,6 +282,8 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   ACTION_NOT_FOUND: () => ta.asOwner({ method: 'POST', url: `/api/actions/${absentId}/approve` }),
   BACKUP_ARCHIVE_NOT_FOUND: () =>
     ta.asOwner({ method: 'GET', url: '/api/system/backups/ops-hub-backup-20260101T000000Z.zip' }),
+  TAGS_INVALID: () =>
+    ta.asOwner({ method: 'PATCH', url: `/api/pages/${homePage.id}`, payload: { tags: ['ok', ' '] } }),
   BACKUP_INVALID: () =>
     ta.asOwner({
       method: 'POST',

@@ -1,6 +1,8 @@
 // App writes for the entity registry, so an agent's app write waits for approval like its other writes. Apps belong
 // to no space: an agent scoped to one space may read them but not change them. A group's positions stay contiguous.
+
 import { hubError } from '../../lib/errors.ts';
+import { normaliseTags } from '../../lib/tags.ts';
 import type { Db } from '../../plugins/db.ts';
 import { normaliseMac } from '../devices/mac.ts';
 import type { EntityHandler, WriteContext } from '../entities/handler.ts';
@@ -75,6 +77,7 @@ export const appHandler: EntityHandler = {
       group: (input.group ?? defaultGroup).trim(),
       service_id: input.service_id ?? null,
       device_mac: links.device_mac ?? null,
+      tags: normaliseTags(input.tags ?? []),
     };
     await lockGroup(tx, fields.group);
     const others = await groupIds(tx, fields.group);
@@ -103,6 +106,7 @@ export const appHandler: EntityHandler = {
       group,
       service_id: input.service_id,
       device_mac: links.device_mac,
+      tags: input.tags === undefined ? undefined : normaliseTags(input.tags),
     });
     const moved = group !== locked.group;
     if (moved) await renumber(tx, await groupIds(tx, locked.group, id));

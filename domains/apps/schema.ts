@@ -2,6 +2,7 @@
 // follow a monitored service (its cached state is the tile's status dot) and a LAN device.
 import { type Static, Type } from 'typebox';
 import { PageQuery, Paginated, Patch, Timestamp, Uuid, WebUrl } from '../../lib/schemas.ts';
+import { TagFilter, Tags, TagsInput } from '../../lib/tags.ts';
 import { NullableIconRef } from '../icons/icon-ref.ts';
 
 export const appStatuses = ['up', 'down', 'degraded', 'warning', 'pending', 'paused', 'unknown'] as const;
@@ -22,6 +23,7 @@ export const App = Type.Object(
     position: Type.Integer({ minimum: 0, description: 'place within its group, 0..n-1' }),
     service_id: Type.Union([Uuid, Type.Null()]),
     device_mac: Type.Union([Type.String(), Type.Null()]),
+    tags: Tags,
     status: Type.Enum([...appStatuses], {
       description:
         "the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown " +
@@ -91,6 +93,7 @@ export const CreateApp = Type.Object(
     position: Type.Optional(position),
     service_id: Type.Optional(serviceId),
     device_mac: Type.Optional(deviceMac),
+    tags: Type.Optional(TagsInput),
   },
   { additionalProperties: false },
 );
@@ -105,6 +108,7 @@ export const UpdateApp = Patch({
   position,
   service_id: serviceId,
   device_mac: deviceMac,
+  tags: TagsInput,
 });
 export type UpdateApp = Static<typeof UpdateApp>;
 
@@ -115,6 +119,7 @@ export const AppListQuery = Type.Intersect([
     q: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'name, description or link holds q' }),
     ),
+    tag: Type.Optional(TagFilter),
   }),
 ]);
 export type AppListQuery = Static<typeof AppListQuery>;

@@ -1,5 +1,6 @@
 // Apps in SQL. A group's positions stay contiguous (0..n-1): every change to a group holds its lock, and the unique
 // (group, position) constraint is deferred so a renumbering is checked at commit.
+import { hasTag } from '../../lib/tags.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { AppStatus } from './schema.ts';
 
@@ -13,6 +14,7 @@ export interface AppRow {
   position: number;
   service_id: string | null;
   device_mac: string | null;
+  tags: string[];
   status: AppStatus;
   latency_ms: number | null;
   container: { state: string; health: 'healthy' | 'unhealthy' | 'starting' | null } | null;
@@ -29,6 +31,7 @@ export interface AppFields {
   group: string;
   service_id: string | null;
   device_mac: string | null;
+  tags?: string[];
 }
 
 /**
@@ -38,7 +41,7 @@ export interface AppFields {
 function selectApps(sql: Db) {
   return sql`
     select a.id, a.name, a.href, a.description, a.icon, a.group_name as "group", a.position, a.service_id,
-      a.device_mac, a.created_at, a.updated_at, (a.favicon is not null) as has_favicon,
+      a.device_mac, a.tags, a.created_at, a.updated_at, (a.favicon is not null) as has_favicon,
       case when s.id is null then 'unknown' when not s.enabled then 'paused' else s.state end as status,
       case when s.enabled then s.latency_ms end as latency_ms,
       case when d.id is not null then json_build_object('state', d.state, 'health', d.health) end as container
@@ -52,9 +55,10 @@ const listOrder = (sql: Db) => sql`
 
 export async function listApps(
   sql: Db,
-  filter: { group?: string; q?: string; limit: number; offset: number },
+  filter: { group?: string; q?: string; tag?: string; limit: number; offset: number },
 ): Promise<{ items: AppRow[]; total: number }> {
   const like = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const tagged = filter.tag ? sql`and ${hasTag(sql, sql`a.tags`, filter.tag)}` : sql``;
   const rows = await sql<(AppRow & { total: number })[]>`
     select * from (
       select *, count(*) over ()::int as total from (
@@ -62,19 +66,26 @@ export async function listApps(
         where true
           ${filter.group ? sql`and a.group_name = ${filter.group}` : sql``}
           ${like ? sql`and (a.name ilike ${like} or a.description ilike ${like} or a.href ilike ${like} or a.group_name ilike ${like})` : sql``}
+          ${tagged}
         ${listOrder(sql)}
       ) ordered
     ) counted
     limit ${filter.limit} offset ${filter.offset}`;
-  const total = rows[0]?.total ?? (filter.offset > 0 ? await countApps(sql, filter.group, like) : 0);
+  const total = rows[0]?.total ?? (filter.offset > 0 ? await countApps(sql, filter.group, like, tagged) : 0);
   return { items: rows.map(({ total: _total, ...row }) => row), total };
 }
 
-async function countApps(sql: Db, group: string | undefined, like: string | null): Promise<number> {
+async function countApps(
+  sql: Db,
+  group: string | undefined,
+  like: string | null,
+  tagged: ReturnType<typeof hasTag>,
+): Promise<number> {
   const [row] = await sql<{ count: number }[]>`
     select count(*)::int as count from apps a
     where true ${group ? sql`and a.group_name = ${group}` : sql``}
-      ${like ? sql`and (a.name ilike ${like} or a.description ilike ${like} or a.href ilike ${like} or a.group_name ilike ${like})` : sql``}`;
+      ${like ? sql`and (a.name ilike ${like} or a.description ilike ${like} or a.href ilike ${like} or a.group_name ilike ${like})` : sql``}
+      ${tagged}`;
   return row.count;
 }
 
@@ -119,9 +130,9 @@ export async function renumber(sql: Db, orderedIds: string[]): Promise<void> {
 
 export async function insertApp(sql: Db, fields: AppFields, position: number): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
-    insert into apps (name, href, description, icon, group_name, position, service_id, device_mac)
+    insert into apps (name, href, description, icon, group_name, position, service_id, device_mac, tags)
     values (${fields.name}, ${fields.href}, ${fields.description}, ${fields.icon}, ${fields.group}, ${position},
-      ${fields.service_id}, ${fields.device_mac})
+      ${fields.service_id}, ${fields.device_mac}, ${fields.tags ?? []})
     returning id`;
   return row.id;
 }
@@ -134,6 +145,7 @@ const columnOf = {
   group: 'group_name',
   service_id: 'service_id',
   device_mac: 'device_mac',
+  tags: 'tags',
 } as const;
 
 /** Sets the fields given (and the time); a new href forgets the favicon found for the old one. */

@@ -1,4 +1,5 @@
-// The backups card: a backup script reports each run; the card shows the last one and whether backups are stale.
+// The backups card: a backup script reports each run; the card shows the last one and whether backups are stale,
+// and beside them the hub's own backups (domains/hub-backup), judged by their schedule with the same grace.
 //   POST /api/backups   record one run (owner; a vzdump hook calls it with curl at job-end)
 //   GET  /api/backups   last run, per-guest sizes, target free space, schedule, the last 30 runs, staleness
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -9,6 +10,7 @@ import { errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
+import { hubBackupStatus } from '../hub-backup/status.ts';
 import { readSetting } from '../settings/registry.ts';
 import { BackupRun, BackupSummary, CreateBackupRun } from './schema.ts';
 import { defaultStalenessRules, staleness } from './staleness.ts';
@@ -32,10 +34,12 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
       currentSchedule(app.sql),
       readSetting(app.sql, dashboardSetting),
     ]);
-    const judged = staleness(lastSuccess, schedule, options.now(), {
+    const now = options.now();
+    const rules = {
       graceHours: overrides.backup_grace_hours ?? defaultStalenessRules.graceHours,
       unscheduledHours: overrides.backup_stale_hours ?? defaultStalenessRules.unscheduledHours,
-    });
+    };
+    const judged = staleness(lastSuccess, schedule, now, rules);
     const last = runs[0] ?? null;
     return {
       last_run: last,
@@ -47,6 +51,7 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
       stale_reason: judged.reason,
       expected_since: judged.expectedSince,
       runs,
+      hub: await hubBackupStatus(app.sql, now, rules),
     };
   }
 
@@ -62,7 +67,8 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
             summary: 'Backups card: the last run, the target and whether backups are stale',
             description:
               "stale is true when no successful run finished since the schedule's last expected run plus 6 hours " +
-              '(backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours).',
+              '(backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours). ' +
+              "hub: the hub's own backups (the hub_backup setting's schedule, the same grace), their last five runs.",
             response: { 200: BackupSummary, ...errors(401) },
           },
         },

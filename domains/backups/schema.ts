@@ -1,6 +1,7 @@
 // A backup run as a backup script reports it (vzdump hook at job-end), and the card's summary.
 import { type Static, Type } from 'typebox';
 import { Timestamp, Uuid } from '../../lib/schemas.ts';
+import { HubBackupStatus } from '../hub-backup/schema.ts';
 
 const Bytes = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
@@ -71,4 +72,5 @@ export const BackupSummary = Type.Object({
   stale_reason: Type.Union([Type.String(), Type.Null()]),
   expected_since: Type.Union([Timestamp, Type.Null()]),
   runs: Type.Array(Type.Ref('BackupRun')),
+  hub: HubBackupStatus,
 });

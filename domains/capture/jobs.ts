@@ -4,6 +4,7 @@
 import type { JobHelpers } from 'graphile-worker';
 import { type Extracted, ExtractionError, extractDocument, mediaType, sniffType } from '../../lib/extract.ts';
 import { safeFetch } from '../../lib/safe-fetch.ts';
+import { fittedTags } from '../../lib/tags.ts';
 import { type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
@@ -110,7 +111,8 @@ async function store(
       metadata: {
         ...doc.metadata,
         capture_id: payload.capture_id,
-        ...(payload.tags?.length ? { tags: payload.tags } : {}),
+        // A bookmark service's tags become the document's tags, made to fit the rules of tags.
+        ...(payload.tags?.length ? { tags: fittedTags(payload.tags) } : {}),
       },
       captured_at: payload.captured_at ? new Date(payload.captured_at) : new Date(),
     });

@@ -33,6 +33,25 @@ export type HubBackupRunRow = Omit<Static<typeof HubBackupRun>, 'available'> & {
 };
 export type NewHubBackupRun = Omit<HubBackupRunRow, 'id'>;
 
+/** The hub's own backups on the dashboard's backups card: what a glance needs, nothing of where archives are. */
+export const HubBackupStatus = Type.Object({
+  runs: Type.Array(
+    Type.Object({
+      started_at: Timestamp,
+      finished_at: Timestamp,
+      state: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+      size_bytes: Type.Union([Type.Number(), Type.Null()]),
+      duration_ms: Type.Integer(),
+    }),
+    { description: 'The last five runs, newest first' },
+  ),
+  last_success_at: Type.Union([Timestamp, Type.Null()]),
+  schedule: Type.Union([Type.String(), Type.Null()], { description: 'Null when scheduled backups are off' }),
+  stale: Type.Boolean({ description: 'No success since the run the schedule expected (plus the grace)' }),
+  stale_reason: Type.Union([Type.String(), Type.Null()]),
+});
+export type HubBackupStatus = Static<typeof HubBackupStatus>;
+
 export const HubBackupList = Type.Object({
   items: Type.Array(Type.Ref('HubBackupRun')),
   last_success_at: Type.Union([Timestamp, Type.Null()]),

@@ -1,6 +1,7 @@
 // Page writes for the entity registry. Every change to the tree of a space holds that space's page-tree lock,
 // so sibling positions stay distinct and contiguous (0..n-1) and the cycle check sees a settled tree.
 import { hubError } from '../../lib/errors.ts';
+import { normaliseTags } from '../../lib/tags.ts';
 import { agentCanReachSpace } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import {
@@ -71,6 +72,7 @@ export const pageHandler: EntityHandler = {
       position: others.length,
       title: input.title.trim(),
       body: input.body ?? '',
+      tags: normaliseTags(input.tags ?? []),
     });
     await place(tx, others, page.id, input.position);
     return reload(tx, page.id);
@@ -91,6 +93,7 @@ export const pageHandler: EntityHandler = {
       ...(moved ? { parent_id: parentId } : {}),
       ...(input.title !== undefined ? { title: input.title.trim() } : {}),
       ...(input.body !== undefined ? { body: input.body } : {}),
+      ...(input.tags !== undefined ? { tags: normaliseTags(input.tags) } : {}),
     });
     if (moved) {
       await renumber(tx, await siblingIds(tx, page.space_id, page.parent_id, id));

@@ -38,15 +38,15 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'List pages, filtered by space or parent',
+        summary: 'List pages, filtered by space, parent or tag',
         querystring: PageListQuery,
         response: { 200: PageList, ...errors(400, 401, 403) },
       },
     },
     async (request) => {
-      const { space_id, parent_id, limit, offset } = request.query;
+      const { space_id, parent_id, tag, limit, offset } = request.query;
       const spaceId = readScope(request, space_id);
-      const { items, total } = await listPages(app.sql, { spaceId, parentId: parent_id, limit, offset });
+      const { items, total } = await listPages(app.sql, { spaceId, parentId: parent_id, tag, limit, offset });
       return { items, total, limit, offset };
     },
   );

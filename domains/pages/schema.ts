@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid } from '../../lib/schemas.ts';
+import { TagFilter, Tags, TagsInput } from '../../lib/tags.ts';
 
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
@@ -11,6 +12,7 @@ export const Page = Type.Object(
     position: Type.Integer({ minimum: 0 }),
     title: Type.String(),
     body: Type.String({ description: 'Markdown' }),
+    tags: Tags,
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -32,12 +34,13 @@ export const CreatePage = Type.Object(
     position: Type.Optional(position),
     title,
     body: Type.Optional(body),
+    tags: Type.Optional(TagsInput),
   },
   { additionalProperties: false },
 );
 export type CreatePage = Static<typeof CreatePage>;
 
-export const UpdatePage = Patch({ parent_id: NullableUuid, position, title, body });
+export const UpdatePage = Patch({ parent_id: NullableUuid, position, title, body, tags: TagsInput });
 export type UpdatePage = Static<typeof UpdatePage>;
 
 export const PageList = Paginated(Type.Ref('Page'));
@@ -46,6 +49,7 @@ export const PageListQuery = Type.Intersect([
   Type.Object({
     space_id: Type.Optional(Uuid),
     parent_id: Type.Optional(Uuid),
+    tag: Type.Optional(TagFilter),
   }),
 ]);
 

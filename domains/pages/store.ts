@@ -1,15 +1,26 @@
 import type { Static } from 'typebox';
 import { listPage } from '../../lib/list-page.ts';
+import { hasTag } from '../../lib/tags.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { Page } from './schema.ts';
 
 /** A row as the API shows it: the Page schema's type. */
 export type PageRow = Static<typeof Page>;
 
-export type PageSummary = Omit<PageRow, 'body'>;
+export type PageSummary = Omit<PageRow, 'body' | 'tags'>;
 
-const columns = ['id', 'space_id', 'parent_id', 'position', 'title', 'body', 'created_at', 'updated_at'];
-const summaryColumns = columns.filter((column) => column !== 'body');
+const columns = [
+  'id',
+  'space_id',
+  'parent_id',
+  'position',
+  'title',
+  'body',
+  'tags',
+  'created_at',
+  'updated_at',
+];
+const summaryColumns = columns.filter((column) => column !== 'body' && column !== 'tags');
 
 /** Advisory-lock class of page structure changes (creates, moves, deletes), one lock per space. */
 const pageTreeLockClass = 3_001;
@@ -69,11 +80,18 @@ export async function isSelfOrAncestor(sql: Db, pageId: string, candidateId: str
 
 export async function insertPage(
   sql: Db,
-  page: { space_id: string; parent_id: string | null; position: number; title: string; body: string },
+  page: {
+    space_id: string;
+    parent_id: string | null;
+    position: number;
+    title: string;
+    body: string;
+    tags: string[];
+  },
 ): Promise<PageRow> {
   const [row] = await sql<PageRow[]>`
-    insert into pages (space_id, parent_id, position, title, body)
-    values (${page.space_id}, ${page.parent_id}, ${page.position}, ${page.title}, ${page.body})
+    insert into pages (space_id, parent_id, position, title, body, tags)
+    values (${page.space_id}, ${page.parent_id}, ${page.position}, ${page.title}, ${page.body}, ${page.tags})
     returning ${sql(columns)}`;
   return row;
 }
@@ -81,7 +99,7 @@ export async function insertPage(
 export async function updatePage(
   sql: Db,
   id: string,
-  fields: { parent_id?: string | null; title?: string; body?: string },
+  fields: { parent_id?: string | null; title?: string; body?: string; tags?: string[] },
 ): Promise<void> {
   if (Object.keys(fields).length === 0) return;
   await sql`update pages set ${sql(fields)}, updated_at = now() where id = ${id}`;
@@ -98,11 +116,12 @@ export async function deletePage(sql: Db, id: string): Promise<boolean> {
 
 export async function listPages(
   sql: Db,
-  filter: { spaceId?: string; parentId?: string; limit: number; offset: number },
+  filter: { spaceId?: string; parentId?: string; tag?: string; limit: number; offset: number },
 ) {
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
-    ${filter.parentId ? sql`and parent_id = ${filter.parentId}` : sql``}`;
+    ${filter.parentId ? sql`and parent_id = ${filter.parentId}` : sql``}
+    ${filter.tag ? sql`and ${hasTag(sql, sql`tags`, filter.tag)}` : sql``}`;
   return listPage<PageRow>(
     sql,
     {

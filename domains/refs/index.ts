@@ -31,15 +31,15 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'List refs, newest first, filtered by space or source',
+        summary: 'List refs, newest first, filtered by space, source or tag',
         querystring: RefListQuery,
         response: { 200: RefList, ...errors(400, 401, 403) },
       },
     },
     async (request) => {
-      const { space_id, source, limit, offset } = request.query;
+      const { space_id, source, tag, limit, offset } = request.query;
       const spaceId = readScope(request, space_id);
-      return { ...(await listRefs(app.sql, { spaceId, source, limit, offset })), limit, offset };
+      return { ...(await listRefs(app.sql, { spaceId, source, tag, limit, offset })), limit, offset };
     },
   );
 

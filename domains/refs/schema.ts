@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CreateSpaceId, PageQuery, Paginated, Patch, Timestamp, Uuid, WebUrl } from '../../lib/schemas.ts';
+import { TagFilter, Tags, TagsInput } from '../../lib/tags.ts';
 
 export const Ref = Type.Object(
   {
@@ -10,6 +11,7 @@ export const Ref = Type.Object(
     url: Type.Union([Type.String(), Type.Null()]),
     title: Type.String(),
     notes: Type.String(),
+    tags: Tags,
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -36,16 +38,21 @@ export const CreateRef = Type.Object(
     url: Type.Optional(url),
     title: Type.Optional(title),
     notes: Type.Optional(notes),
+    tags: Type.Optional(TagsInput),
   },
   { additionalProperties: false },
 );
 export type CreateRef = Static<typeof CreateRef>;
 
-export const UpdateRef = Patch({ source, external_id: externalId, url, title, notes });
+export const UpdateRef = Patch({ source, external_id: externalId, url, title, notes, tags: TagsInput });
 export type UpdateRef = Static<typeof UpdateRef>;
 
 export const RefList = Paginated(Type.Ref('Ref'));
 export const RefListQuery = Type.Intersect([
   PageQuery,
-  Type.Object({ space_id: Type.Optional(Uuid), source: Type.Optional(Type.String({ maxLength: 100 })) }),
+  Type.Object({
+    space_id: Type.Optional(Uuid),
+    source: Type.Optional(Type.String({ maxLength: 100 })),
+    tag: Type.Optional(TagFilter),
+  }),
 ]);

@@ -64,7 +64,17 @@ export const SearchResult = Type.Object({
   total_is_estimate: Type.Boolean({
     description: 'true when more than 10,000 rows match: total and facets are then estimates',
   }),
-  facets: Type.Object(counts, { description: 'matches per searched kind' }),
+  facets: Type.Object(
+    {
+      ...counts,
+      tags: Type.Optional(
+        Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer({ minimum: 1 }) }), {
+          description: 'the tags of the hits listed, most used first',
+        }),
+      ),
+    },
+    { description: 'matches per searched kind, and the tags of the hits listed' },
+  ),
   suggestions: Type.Array(Type.String(), {
     description: 'when nothing matches: the query with close spellings from the words already written',
   }),

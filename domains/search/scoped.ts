@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { readScopeOf } from '../entities/write.ts';
+import { tagsOfHits } from '../tags/counts.ts';
 import { parseQuery, plainWords, requestedKinds, suggestionQueries } from './query.ts';
 import type { SearchKind, SearchQuery, SearchResult } from './schema.ts';
 import { closeWords, searchAll } from './store.ts';
@@ -44,7 +45,10 @@ export async function searchAs(
     })),
     total,
     total_is_estimate: counts.some((kind) => kind.estimated),
-    facets: Object.fromEntries(counts.map((kind) => [kind.kind, kind.count])),
+    facets: {
+      ...Object.fromEntries(counts.map((kind) => [kind.kind, kind.count])),
+      tags: await tagsOfHits(sql, items),
+    },
     suggestions,
     limit,
     offset,

@@ -9,6 +9,7 @@ import {
   Uuid,
   WebUrl,
 } from '../../lib/schemas.ts';
+import { TagFilter, Tags, TagsInput } from '../../lib/tags.ts';
 
 export const SourceDocOrigin = Type.Enum(['url', 'upload', 'webhook', 'video']);
 
@@ -21,6 +22,7 @@ const common = {
   origin: SourceDocOrigin,
   captured_at: Timestamp,
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  tags: Type.Unsafe<string[]>({ ...Tags, description: 'Kept as metadata.tags' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -46,16 +48,28 @@ export const CreateSourceDoc = Type.Object(
     origin: Type.Optional(SourceDocOrigin),
     captured_at: Type.Optional(DateInput),
     metadata: Type.Optional(metadata),
+    tags: Type.Optional(TagsInput),
   },
   { additionalProperties: false },
 );
 export type CreateSourceDoc = Static<typeof CreateSourceDoc>;
 
-export const UpdateSourceDoc = Patch({ url, title, content, content_type: contentType, metadata });
+export const UpdateSourceDoc = Patch({
+  url,
+  title,
+  content,
+  content_type: contentType,
+  metadata,
+  tags: TagsInput,
+});
 export type UpdateSourceDoc = Static<typeof UpdateSourceDoc>;
 
 export const SourceDocList = Paginated(SourceDocSummary);
 export const SourceDocListQuery = Type.Intersect([
   PageQuery,
-  Type.Object({ space_id: Type.Optional(Uuid), origin: Type.Optional(SourceDocOrigin) }),
+  Type.Object({
+    space_id: Type.Optional(Uuid),
+    origin: Type.Optional(SourceDocOrigin),
+    tag: Type.Optional(TagFilter),
+  }),
 ]);

@@ -3,6 +3,7 @@
 import type { Static } from 'typebox';
 import { defined } from '../../lib/defined.ts';
 import { listPage } from '../../lib/list-page.ts';
+import { hasTag } from '../../lib/tags.ts';
 import type { Db } from '../../plugins/db.ts';
 import type { SourceDoc } from './schema.ts';
 
@@ -48,6 +49,12 @@ const columns = [
 ];
 const summaryColumns = columns.filter((column) => column !== 'content');
 
+/** A document's tags are its metadata's `tags` (what a capture or a bookmark service gave it). */
+const tagsOf = (sql: Db) =>
+  sql`array(select jsonb_array_elements_text(case jsonb_typeof(metadata -> 'tags')
+                                               when 'array' then metadata -> 'tags' else '[]' end))`;
+const selected = (sql: Db) => sql`${sql(columns)}, ${tagsOf(sql)} as tags`;
+
 /** Inserts or refreshes the document of a URL in a space, atomically (one row per space and URL). */
 export async function upsertSourceDocByUrl(
   sql: Db,
@@ -61,7 +68,7 @@ export async function upsertSourceDocByUrl(
       title = excluded.title, content = excluded.content, content_type = excluded.content_type,
       origin = excluded.origin, captured_at = excluded.captured_at, metadata = excluded.metadata,
       updated_at = now()
-    returning ${sql(columns)}`;
+    returning ${selected(sql)}`;
   return row;
 }
 
@@ -71,12 +78,12 @@ export async function insertSourceDoc(sql: Db, doc: NewSourceDoc): Promise<Sourc
     insert into source_docs (space_id, url, title, content, content_type, origin, captured_at, metadata)
     values (${doc.space_id}, ${doc.url}, ${doc.title}, ${doc.content}, ${doc.content_type}, ${doc.origin},
             ${doc.captured_at ?? new Date()}, ${sql.json((doc.metadata ?? {}) as never)})
-    returning ${sql(columns)}`;
+    returning ${selected(sql)}`;
   return row;
 }
 
 export async function findSourceDoc(sql: Db, id: string): Promise<SourceDocRow | undefined> {
-  const [row] = await sql<SourceDocRow[]>`select ${sql(columns)} from source_docs where id = ${id}`;
+  const [row] = await sql<SourceDocRow[]>`select ${selected(sql)} from source_docs where id = ${id}`;
   return row;
 }
 
@@ -84,21 +91,22 @@ export async function findSourceDoc(sql: Db, id: string): Promise<SourceDocRow |
 export async function lockSourceDoc(sql: Db, id: string): Promise<SourceDocRow | undefined> {
   const [row] = await sql<
     SourceDocRow[]
-  >`select ${sql(columns)} from source_docs where id = ${id} for update`;
+  >`select ${selected(sql)} from source_docs where id = ${id} for update`;
   return row;
 }
 
 export async function listSourceDocs(
   sql: Db,
-  filter: { spaceId?: string; origin?: SourceDocOrigin; limit: number; offset: number },
+  filter: { spaceId?: string; origin?: SourceDocOrigin; tag?: string; limit: number; offset: number },
 ) {
   const where = sql`where true
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
-    ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}`;
+    ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}
+    ${filter.tag ? sql`and ${hasTag(sql, tagsOf(sql), filter.tag)}` : sql``}`;
   return listPage<SourceDocSummary>(
     sql,
     {
-      select: sql`${sql(summaryColumns)}, length(content)::int as content_length`,
+      select: sql`${sql(summaryColumns)}, ${tagsOf(sql)} as tags, length(content)::int as content_length`,
       from: sql`from source_docs ${where}`,
       orderBy: sql`captured_at desc, id`,
     },
@@ -115,7 +123,7 @@ export async function updateSourceDoc(
   if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
   if (Object.keys(fields).length === 0) return findSourceDoc(sql, id);
   const [row] = await sql<SourceDocRow[]>`
-    update source_docs set ${sql(fields)}, updated_at = now() where id = ${id} returning ${sql(columns)}`;
+    update source_docs set ${sql(fields)}, updated_at = now() where id = ${id} returning ${selected(sql)}`;
   return row;
 }
 

@@ -139,7 +139,7 @@ t.test('kinds and space_id filter; messages drop out with space_id', async (t) =
     items: [],
     total: 0,
     total_is_estimate: false,
-    facets: {},
+    facets: { tags: [] },
     suggestions: [],
     limit: 50,
     offset: 0,
@@ -306,7 +306,7 @@ interface Result {
   items: (Hit & { parent_id?: string | null; project_id?: string; url?: string | null })[];
   total: number;
   total_is_estimate: boolean;
-  facets: Record<string, number>;
+  facets: Record<string, unknown>;
   suggestions: string[];
 }
 
@@ -393,6 +393,10 @@ t.test('every kind is searched, with what a result list needs to link a hit, and
     source_docs: 1,
     messages: 1,
     apps: 0,
+    tags: [
+      { tag: 'homelab', count: 1 },
+      { tag: 'wireless', count: 1 },
+    ],
   });
   t.equal(all.total, 6);
   t.equal(all.total_is_estimate, false);
@@ -530,7 +534,7 @@ t.test('kinds: singular and plural names, mixed and repeated', async (t) => {
   const { ids } = await seedKinds(ta);
   const singular = await find(ta, 'q=zigbee&kinds=project,task');
   t.same(idsOf(singular), new Set([ids.project, ids.task]));
-  t.same(singular.facets, { projects: 1, tasks: 1 }, 'facets name the searched kinds only');
+  t.same(singular.facets, { projects: 1, tasks: 1, tags: [] }, 'facets name the searched kinds only');
   const plural = await find(ta, 'q=zigbee&kinds=projects,tasks');
   t.same(idsOf(plural), idsOf(singular));
   const mixed = await find(ta, 'q=zigbee&kinds=resource&kinds=source_docs&kinds=message');

@@ -119,3 +119,10 @@ export function ago(when: string | null | undefined): string {
 export function dateTime(when: string | null | undefined): string {
   return when ? new Date(when).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
 }
+
+/** A size for people: bytes, KB or MB (binary units, one decimal). */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

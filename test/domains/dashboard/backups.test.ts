@@ -146,3 +146,66 @@ t.test('staleness rules without a database', async (t) => {
     'a shorter grace from the dashboard setting',
   );
 });
+
+t.test(
+  "the card shows the hub's own backups, stale once the run their schedule expected has not succeeded",
+  async (t) => {
+    const ta = await testApp(t, { now });
+    const [{ installed }] = await ta.sql<{ installed: Date }[]>`
+    select min(applied_at) as installed from schema_migrations`;
+    const day = (offset: number, hour: number, minute = 0) =>
+      new Date(installed.getFullYear(), installed.getMonth(), installed.getDate() + offset, hour, minute);
+    const setting = (value: Record<string, unknown>) =>
+      ta.asOwner({
+        method: 'PUT',
+        url: '/api/settings/hub_backup',
+        payload: { value: { enabled: true, schedule: '0 2 * * *', keep_daily: 7, keep_weekly: 4, ...value } },
+      });
+    t.equal((await setting({})).statusCode, 200);
+    const hub = async () => (await ta.asOwner({ method: 'GET', url: '/api/backups' })).json().hub;
+
+    clock = new Date(installed.getTime() + 60_000);
+    t.match(
+      await hub(),
+      { runs: [], last_success_at: null, schedule: '0 2 * * *', stale: false, stale_reason: null },
+      'no run was expected since the hub was set up',
+    );
+
+    clock = day(3, 12);
+    const missed = await hub();
+    t.equal(missed.stale, true, 'the run expected at 02:00 has had its six hours');
+    t.match(missed.stale_reason, /no successful run since the run expected at/);
+
+    const record = (state: string, at: Date, size: number | null) => ta.sql`
+    insert into hub_backup_runs (started_at, finished_at, state, trigger, file_name, size_bytes, duration_ms, error)
+    values (${at}, ${new Date(at.getTime() + 2000)}, ${state}, 'schedule', ${size === null ? null : 'a.zip'},
+            ${size}, 2000, ${state === 'failed' ? 'disk full' : null})`;
+    await record('failed', day(3, 2), null);
+    t.equal((await hub()).stale, true, 'a failed run does not count');
+    await record('succeeded', day(3, 7), 123_456);
+    const fresh = await hub();
+    t.equal(fresh.stale, false, 'a late success makes it fresh');
+    t.same(fresh.runs, [
+      {
+        started_at: day(3, 7).toISOString(),
+        finished_at: new Date(day(3, 7).getTime() + 2000).toISOString(),
+        state: 'succeeded',
+        size_bytes: 123_456,
+        duration_ms: 2000,
+      },
+      {
+        started_at: day(3, 2).toISOString(),
+        finished_at: new Date(day(3, 2).getTime() + 2000).toISOString(),
+        state: 'failed',
+        size_bytes: null,
+        duration_ms: 2000,
+      },
+    ]);
+    t.equal(fresh.last_success_at, new Date(day(3, 7).getTime() + 2000).toISOString());
+
+    clock = day(5, 12);
+    t.equal((await hub()).stale, true, 'two days on, stale again');
+    t.equal((await setting({ enabled: false })).statusCode, 200);
+    t.match(await hub(), { stale: false, schedule: null }, 'backups turned off are not missed');
+  },
+);

@@ -1,11 +1,11 @@
 // Settings: one section per file, shown in this order. The theme (12 colours, previewed live, saved or reset),
 // agents and their tokens (a new token shown once), icon sets (upload a zip, browse), voice (retention; record from
-// the microphone and transcribe), moving in from Homepage (its files' dry run, then the import), and Data: a space
-// exported as Markdown or everything as JSON, and files imported after a preview.
-// the microphone and transcribe), public status pages, and moving in from Homepage (its files' dry run, then the
-// import).
+// the microphone and transcribe), public status pages, moving in from Homepage (its files' dry run, then the
+// import), apps found by Docker, downstream MCP servers, and Data: the hub's own backups (run now, list, download),
+// a space exported as Markdown or everything as JSON, and files imported after a preview.
 import { Agents } from './agents.tsx';
 import { Alerts } from './alerts.tsx';
+import { Backups } from './backups.tsx';
 import { DockerDiscovery } from './docker-discovery.tsx';
 import { HomepageImport } from './homepage-import.tsx';
 import { IconSets } from './icon-sets.tsx';
@@ -36,6 +36,7 @@ export default function Settings() {
         <HomepageImport />
         <DockerDiscovery />
         <h2>Data</h2>
+        <Backups />
         <Transfer />
       </div>
     </div>

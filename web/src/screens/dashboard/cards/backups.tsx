@@ -1,9 +1,13 @@
-// The backups card: fresh or stale, and the last successful run.
+// The backups card: the Proxmox backups (fresh or stale, and the last successful run), then the hub's own backups:
+// red when the last success is older than their schedule allows, and their last runs (state, time, size).
+import { byteSize } from '../../../lib.ts';
 import type { Answer } from '../../../types.ts';
+import { when } from './parts.tsx';
 
 export type Backups = Answer<'/api/backups'>;
 
 export function BackupsCard({ data }: { data: Backups }) {
+  const hub = data.hub;
   return (
     <div class="stack-tight">
       <span class={`badge ${data.stale ? 'warning' : 'success'}`}>{data.stale ? 'stale' : 'fresh'}</span>
@@ -13,6 +17,28 @@ export function BackupsCard({ data }: { data: Backups }) {
           : 'No successful run yet'}
       </span>
       {data.stale && data.stale_reason && <span class="muted small">{data.stale_reason}</span>}
+      <section class="stack-tight" aria-label="The hub's own backups">
+        <strong>
+          This hub{' '}
+          <span class={`badge ${hub.stale ? 'danger' : 'success'}`}>{hub.stale ? 'stale' : 'fresh'}</span>
+        </strong>
+        {hub.stale && hub.stale_reason && <span class="muted small">{hub.stale_reason}</span>}
+        {hub.runs.length === 0 ? (
+          <span class="muted small">
+            {hub.schedule ? `No backup yet; scheduled ${hub.schedule}` : 'No backup yet; no schedule'}
+          </span>
+        ) : (
+          <ul class="card-list">
+            {hub.runs.map((run) => (
+              <li key={run.started_at}>
+                <span class={`badge ${run.state === 'succeeded' ? 'success' : 'danger'}`}>{run.state}</span>
+                <span>{when(run.finished_at)}</span>
+                <span class="muted small">{run.size_bytes === null ? '—' : byteSize(run.size_bytes)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
     </div>
   );
 }
