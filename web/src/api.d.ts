@@ -1244,6 +1244,8 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            /** @description Kept as metadata.tags */
+                            tags: string[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1562,7 +1564,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List pages, filtered by space or parent */
+        /** List pages, filtered by space, parent or tag */
         get: {
             parameters: {
                 query?: {
@@ -1570,6 +1572,8 @@ export interface paths {
                     offset?: number;
                     space_id?: string;
                     parent_id?: string;
+                    /** @description only rows with this tag (any case) */
+                    tag?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1621,6 +1625,8 @@ export interface paths {
                         title: string;
                         /** @description Markdown */
                         body?: string;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -1828,6 +1834,8 @@ export interface paths {
                         title?: string;
                         /** @description Markdown */
                         body?: string;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -1882,6 +1890,7 @@ export interface paths {
                                 title: string;
                                 /** @description Markdown */
                                 body: string;
+                                tags: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -3162,7 +3171,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List refs, newest first, filtered by space or source */
+        /** List refs, newest first, filtered by space, source or tag */
         get: {
             parameters: {
                 query?: {
@@ -3170,6 +3179,8 @@ export interface paths {
                     offset?: number;
                     space_id?: string;
                     source?: string;
+                    /** @description only rows with this tag (any case) */
+                    tag?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3222,6 +3233,8 @@ export interface paths {
                         url?: string | null;
                         title?: string;
                         notes?: string;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -3376,6 +3389,8 @@ export interface paths {
                         url?: string | null;
                         title?: string;
                         notes?: string;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -3469,6 +3484,8 @@ export interface paths {
                         url?: string | null;
                         title?: string;
                         notes?: string;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -3537,6 +3554,8 @@ export interface paths {
                     offset?: number;
                     space_id?: string;
                     origin?: "url" | "upload" | "webhook" | "video";
+                    /** @description only rows with this tag (any case) */
+                    tag?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3566,6 +3585,8 @@ export interface paths {
                                 metadata: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Kept as metadata.tags */
+                                tags: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -3613,6 +3634,8 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -3767,6 +3790,8 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -4507,7 +4532,7 @@ export interface paths {
                             total: number;
                             /** @description true when more than 10,000 rows match: total and facets are then estimates */
                             total_is_estimate: boolean;
-                            /** @description matches per searched kind */
+                            /** @description matches per searched kind, and the tags of the hits listed */
                             facets: {
                                 pages?: number;
                                 projects?: number;
@@ -4517,6 +4542,11 @@ export interface paths {
                                 source_docs?: number;
                                 messages?: number;
                                 apps?: number;
+                                /** @description the tags of the hits listed, most used first */
+                                tags?: {
+                                    tag: string;
+                                    count: number;
+                                }[];
                             };
                             /** @description when nothing matches: the query with close spellings from the words already written */
                             suggestions: string[];
@@ -4528,6 +4558,65 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tags in use, most used first, with how many rows carry each
+         * @description Counted over pages, references, captured documents and apps, regardless of case. With space_id (or for an agent scoped to a space) only that space counts, and apps (which belong to no space) are left out.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    space_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description its most used spelling */
+                                tag: string;
+                                /** @description pages, references, captured documents and apps carrying it */
+                                count: number;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
                 429: components["responses"]["TooManyRequests"];
                 503: components["responses"]["ServiceUnavailable"];
             };
@@ -9695,7 +9784,7 @@ export interface paths {
         };
         /**
          * Backups card: the last run, the target and whether backups are stale
-         * @description stale is true when no successful run finished since the schedule's last expected run plus 6 hours (backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours).
+         * @description stale is true when no successful run finished since the schedule's last expected run plus 6 hours (backup_grace_hours in the dashboard setting), or within 48 hours without a schedule (backup_stale_hours). hub: the hub's own backups (the hub_backup setting's schedule, the same grace), their last five runs.
          */
         get: {
             parameters: {
@@ -9732,6 +9821,24 @@ export interface paths {
                             stale_reason: string | null;
                             expected_since: string | null;
                             runs: components["schemas"]["BackupRun"][];
+                            hub: {
+                                /** @description The last five runs, newest first */
+                                runs: {
+                                    /** Format: date-time */
+                                    started_at: string;
+                                    /** Format: date-time */
+                                    finished_at: string;
+                                    state: "succeeded" | "failed";
+                                    size_bytes: number | null;
+                                    duration_ms: number;
+                                }[];
+                                last_success_at: string | null;
+                                /** @description Null when scheduled backups are off */
+                                schedule: string | null;
+                                /** @description No success since the run the schedule expected (plus the grace) */
+                                stale: boolean;
+                                stale_reason: string | null;
+                            };
                         };
                     };
                 };
@@ -12063,6 +12170,8 @@ export interface paths {
                     group?: string;
                     /** @description name, description or link holds q */
                     q?: string;
+                    /** @description only rows with this tag (any case) */
+                    tag?: string;
                 };
                 header?: never;
                 path?: never;
@@ -12119,6 +12228,8 @@ export interface paths {
                         service_id?: string | null;
                         /** @description a LAN device: its MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF) */
                         device_mac?: string | null;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -12282,6 +12393,8 @@ export interface paths {
                         service_id?: string | null;
                         /** @description a LAN device: its MAC address (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or AABBCCDDEEFF) */
                         device_mac?: string | null;
+                        /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
+                        tags?: string[];
                     };
                 };
             };
@@ -12341,6 +12454,7 @@ export interface paths {
                                 position: number;
                                 service_id: string | null;
                                 device_mac: string | null;
+                                tags: string[];
                                 /**
                                  * @description the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown without a service
                                  * @enum {unknown}
@@ -13856,7 +13970,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING" | "MCP_SERVER_NOT_FOUND" | "MCP_SERVER_NAME_TAKEN";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "TAGS_INVALID" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING" | "MCP_SERVER_NOT_FOUND" | "MCP_SERVER_NAME_TAKEN";
             error: string;
             message: string;
         } & {
@@ -13997,6 +14111,7 @@ export interface components {
             title: string;
             /** @description Markdown */
             body: string;
+            tags: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14150,6 +14265,7 @@ export interface components {
             url: string | null;
             title: string;
             notes: string;
+            tags: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14170,6 +14286,8 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description Kept as metadata.tags */
+            tags: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14655,6 +14773,7 @@ export interface components {
             position: number;
             service_id: string | null;
             device_mac: string | null;
+            tags: string[];
             /**
              * @description the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown without a service
              * @enum {unknown}
