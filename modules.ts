@@ -15,6 +15,7 @@ import boards from './domains/boards/index.ts';
 import capture from './domains/capture/index.ts';
 import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
+import feeds from './domains/feeds/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import hubBackup from './domains/hub-backup/index.ts';
@@ -56,6 +57,7 @@ export const modules: readonly HubModule[] = [
   theme,
   agents,
   capture,
+  feeds,
   jobs,
   pages,
   pageHistory,
