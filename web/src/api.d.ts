@@ -4922,7 +4922,7 @@ export interface paths {
                     /** @description web-search syntax: words, "quoted phrases", -excluded, or; the last word also matches as a prefix */
                     q: string;
                     space_id?: string;
-                    /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, apps, singular or plural (default all); may also be repeated */
+                    /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, apps, feed_items, singular or plural (default all); may also be repeated */
                     kinds?: string;
                 };
                 header?: never;
@@ -4940,7 +4940,7 @@ export interface paths {
                         "application/json": {
                             items: {
                                 /** @enum {unknown} */
-                                kind: "pages" | "projects" | "tasks" | "resources" | "refs" | "source_docs" | "messages" | "apps";
+                                kind: "pages" | "projects" | "tasks" | "resources" | "refs" | "source_docs" | "messages" | "apps" | "feed_items";
                                 /** Format: uuid */
                                 id: string;
                                 title: string;
@@ -4953,7 +4953,7 @@ export interface paths {
                                 parent_id?: string | null;
                                 /** Format: uuid */
                                 project_id?: string;
-                                /** @description refs and source documents; apps: their link */
+                                /** @description refs, source documents and feed items; apps: their link */
                                 url?: string | null;
                             }[];
                             total: number;
@@ -4969,6 +4969,7 @@ export interface paths {
                                 source_docs?: number;
                                 messages?: number;
                                 apps?: number;
+                                feed_items?: number;
                             };
                             /** @description when nothing matches: the query with close spellings from the words already written */
                             suggestions: string[];

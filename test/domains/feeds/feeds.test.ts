@@ -181,6 +181,28 @@ t.test(
   },
 );
 
+t.test('feed items are found by search as kind feed_items, in their space', async (t) => {
+  const feed = await addFeed(ta, {
+    url: `${site.url}/feed.json?search`,
+    space_id: (await createSpace(ta)).id,
+  });
+  await pollFeed(deps, feed.id);
+  const found = await ta.asOwner({ method: 'GET', url: '/api/search?q=journal&kinds=feed_items' });
+  t.equal(found.statusCode, 200, found.body);
+  t.match(found.json(), {
+    items: [
+      { kind: 'feed_items', title: 'Journal one', url: `${site.url}/journal/1`, space_id: feed.space_id },
+    ],
+  });
+  t.ok(found.json().facets.feed_items >= 1);
+  const elsewhere = await createSpace(ta);
+  const outside = await ta.asOwner({
+    method: 'GET',
+    url: `/api/search?q=journal&kinds=feed_item&space_id=${elsewhere.id}`,
+  });
+  t.equal(outside.json().total, 0, 'a space filter holds');
+});
+
 t.test('Atom (with Last-Modified) and JSON Feed', async (t) => {
   const atom = await addFeed(ta, { url: `${site.url}/atom.xml` });
   t.same(await pollFeed(deps, atom.id), { status: 'updated', added: 1, captured: 0 });
@@ -291,6 +313,26 @@ t.test('agents read feeds and items, in their scope, and change nothing', async 
     t.equal(res.statusCode, 403, `${request.method} ${request.url}`);
     t.equal(res.json().code, 'OWNER_ONLY');
   }
+
+  const call = await ta.asAgent(reader.token, {
+    method: 'POST',
+    url: '/api/mcp',
+    headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+    payload: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_feeds', arguments: { space_id: space.id } },
+    },
+  });
+  t.equal(call.statusCode, 200, call.body);
+  const body = call.body.startsWith('{') ? call.json() : JSON.parse(call.body.split('data: ')[1]);
+  t.match(
+    body.result.structuredContent,
+    { total: 1, items: [{ id: feed.id, unread: 1 }] },
+    'the list_feeds tool',
+  );
+  t.notOk('etag' in body.result.structuredContent.items[0]);
 
   const scoped = await ta.asAgent(elsewhere.token, { method: 'GET', url: `/api/feeds/${feed.id}` });
   t.equal(scoped.statusCode, 404, "another space's feed does not exist for a scoped agent");
