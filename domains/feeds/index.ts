@@ -70,8 +70,7 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List feeds',
         description:
-          'Each feed with its poll state: error is why the last poll failed (null after a good one), failures how ' +
-          'many failed in a row, unread its items not read yet. A scoped agent sees its space only.',
+          'error: why the last poll failed; failures: in a row. A scoped agent sees its space only.',
         querystring: FeedListQuery,
         response: { 200: FeedList, ...errors(400, 401, 404, 429) },
       },
@@ -102,7 +101,6 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: "List a feed's items, newest first",
-        description: 'unread=true lists the items whose read_at is null.',
         params: IdParams,
         querystring: FeedItemListQuery,
         response: { 200: FeedItemList, ...errors(400, 401, 404, 429) },
@@ -135,10 +133,8 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Add a feed',
         description:
-          'Polled every interval_minutes (default 60), the first time within a minute. capture "all" captures each ' +
-          'new item\'s link (once per URL in the space); "none" (the default) keeps items only. The URL is checked ' +
-          'by the same address rules as captures (INGEST_ALLOW_PRIVATE opens private ones): 400 URL_REFUSED. The ' +
-          'same URL twice in a space is 409 UNIQUE_VIOLATION.',
+          'interval_minutes defaults to 60; capture "all" captures new links once per URL. A URL the address rules ' +
+          'refuse is 400 URL_REFUSED; a URL twice in a space 409.',
         body: CreateFeed,
         response: { 201: Type.Ref('Feed'), ...errors(400, 401, 403, 404, 409, 429) },
       },
@@ -213,7 +209,6 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Mark a feed item read or unread, or set its tags',
-        description: 'read: true sets read_at to now (an item already read keeps its time); false clears it.',
         params: FeedItemParams,
         body: UpdateFeedItem,
         response: { 200: Type.Ref('FeedItem'), ...errors(400, 401, 403, 404, 429) },
@@ -238,10 +233,8 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Import feeds from OPML 2.0',
         description:
-          'The body is an OPML document (content type text/x-opml, application/xml, text/xml or text/plain; at ' +
-          'most 1 MiB). Every outline with an xmlUrl becomes a feed in the space (default "Inbox"); the outlines it ' +
-          'is nested in and its category paths become its tags. A URL the space already has is left as it is ' +
-          '(counted in existing); a URL the address rules refuse is 400 URL_REFUSED and nothing is imported.',
+          'An OPML body (text/x-opml, application/xml, text/xml, text/plain; 1 MiB): each outline with an xmlUrl ' +
+          'becomes a feed, its folders and category its tags; URLs the space has are left.',
         querystring: ImportQuery,
         body: Type.String({ description: 'an OPML 2.0 document' }),
         response: { 200: ImportResult, ...errors(400, 401, 403, 404, 413, 415, 429) },

@@ -15,9 +15,7 @@ export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 64, patter
   maxItems: 32,
 });
 
-export const CaptureMode = Type.Enum(['all', 'none'], {
-  description: 'all: each new item with a link is captured (once per URL in the space); none: items only',
-});
+export const CaptureMode = Type.Enum(['all', 'none']);
 
 export const Feed = Type.Object(
   {
@@ -31,11 +29,9 @@ export const Feed = Type.Object(
     enabled: Type.Boolean(),
     next_poll_at: Timestamp,
     last_polled_at: NullableTimestamp,
-    error: Type.Union([Type.String(), Type.Null()], {
-      description: 'why the last poll failed; null after a good one',
-    }),
-    failures: Type.Integer({ description: 'polls failed in a row; each pushes the next one further back' }),
-    unread: Type.Integer({ description: 'items not read yet' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    failures: Type.Integer(),
+    unread: Type.Integer(),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -44,11 +40,7 @@ export const Feed = Type.Object(
 export type Feed = Static<typeof Feed>;
 
 const title = Type.String({ maxLength: 500 });
-const interval = Type.Integer({
-  minimum: 5,
-  maximum: 10080,
-  description: 'minutes between polls (default 60)',
-});
+const interval = Type.Integer({ minimum: 5, maximum: 10080 });
 
 export const CreateFeed = Type.Object(
   {

@@ -1385,7 +1385,7 @@ export interface paths {
         };
         /**
          * List feeds
-         * @description Each feed with its poll state: error is why the last poll failed (null after a good one), failures how many failed in a row, unread its items not read yet. A scoped agent sees its space only.
+         * @description error: why the last poll failed; failures: in a row. A scoped agent sees its space only.
          */
         get: {
             parameters: {
@@ -1424,7 +1424,7 @@ export interface paths {
         put?: never;
         /**
          * Add a feed
-         * @description Polled every interval_minutes (default 60), the first time within a minute. capture "all" captures each new item's link (once per URL in the space); "none" (the default) keeps items only. The URL is checked by the same address rules as captures (INGEST_ALLOW_PRIVATE opens private ones): 400 URL_REFUSED. The same URL twice in a space is 409 UNIQUE_VIOLATION.
+         * @description interval_minutes defaults to 60; capture "all" captures new links once per URL. A URL the address rules refuse is 400 URL_REFUSED; a URL twice in a space 409.
          */
         post: {
             parameters: {
@@ -1445,12 +1445,8 @@ export interface paths {
                         /** Format: uuid */
                         space_id?: string;
                         tags?: string[];
-                        /** @description minutes between polls (default 60) */
                         interval_minutes?: number;
-                        /**
-                         * @description all: each new item with a link is captured (once per URL in the space); none: items only
-                         * @enum {unknown}
-                         */
+                        /** @enum {unknown} */
                         capture?: "all" | "none";
                         enabled?: boolean;
                     };
@@ -1574,12 +1570,8 @@ export interface paths {
                         /** Format: uuid */
                         space_id?: string;
                         tags?: string[];
-                        /** @description minutes between polls (default 60) */
                         interval_minutes?: number;
-                        /**
-                         * @description all: each new item with a link is captured (once per URL in the space); none: items only
-                         * @enum {unknown}
-                         */
+                        /** @enum {unknown} */
                         capture?: "all" | "none";
                         enabled?: boolean;
                     };
@@ -1615,10 +1607,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List a feed's items, newest first
-         * @description unread=true lists the items whose read_at is null.
-         */
+        /** List a feed's items, newest first */
         get: {
             parameters: {
                 query?: {
@@ -1677,10 +1666,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /**
-         * Mark a feed item read or unread, or set its tags
-         * @description read: true sets read_at to now (an item already read keeps its time); false clears it.
-         */
+        /** Mark a feed item read or unread, or set its tags */
         patch: {
             parameters: {
                 query?: never;
@@ -1733,7 +1719,7 @@ export interface paths {
         put?: never;
         /**
          * Import feeds from OPML 2.0
-         * @description The body is an OPML document (content type text/x-opml, application/xml, text/xml or text/plain; at most 1 MiB). Every outline with an xmlUrl becomes a feed in the space (default "Inbox"); the outlines it is nested in and its category paths become its tags. A URL the space already has is left as it is (counted in existing); a URL the address rules refuse is 400 URL_REFUSED and nothing is imported.
+         * @description An OPML body (text/x-opml, application/xml, text/xml, text/plain; 1 MiB): each outline with an xmlUrl becomes a feed, its folders and category its tags; URLs the space has are left.
          */
         post: {
             parameters: {
@@ -13705,20 +13691,14 @@ export interface components {
             space_id: string;
             tags: string[];
             interval_minutes: number;
-            /**
-             * @description all: each new item with a link is captured (once per URL in the space); none: items only
-             * @enum {unknown}
-             */
+            /** @enum {unknown} */
             capture: "all" | "none";
             enabled: boolean;
             /** Format: date-time */
             next_poll_at: string;
             last_polled_at: string | null;
-            /** @description why the last poll failed; null after a good one */
             error: string | null;
-            /** @description polls failed in a row; each pushes the next one further back */
             failures: number;
-            /** @description items not read yet */
             unread: number;
             /** Format: date-time */
             created_at: string;
