@@ -16,6 +16,7 @@ import capture from './domains/capture/index.ts';
 import dashboard from './domains/dashboard/index.ts';
 import devices from './domains/devices/index.ts';
 import docker from './domains/docker/index.ts';
+import feeds from './domains/feeds/index.ts';
 import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import hubBackup from './domains/hub-backup/index.ts';
@@ -59,6 +60,7 @@ export const modules: readonly HubModule[] = [
   theme,
   agents,
   capture,
+  feeds,
   jobs,
   pages,
   pageHistory,

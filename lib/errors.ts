@@ -84,6 +84,8 @@ const catalogue = {
   TASK_NOT_FOUND: notFound('task'),
   REF_NOT_FOUND: notFound('ref'),
   SOURCE_DOC_NOT_FOUND: notFound('source document'),
+  FEED_NOT_FOUND: notFound('feed'),
+  FEED_ITEM_NOT_FOUND: notFound('feed item'),
   RESOURCE_NOT_FOUND: notFound('resource'),
   NETWORK_HOST_NOT_FOUND: notFound('network host'),
   PARENT_PAGE_NOT_FOUND: entry(404, () => 'parent page not found'),
@@ -126,6 +128,7 @@ const catalogue = {
   JOB_RUNNING: entry(409, detail),
   URL_REFUSED: entry(400, detail),
   IDEMPOTENCY_KEY_REUSED: entry(409, detail),
+  OPML_INVALID: entry(400, detail),
   WEBHOOK_DISABLED: entry(503, detail),
   UNKNOWN_SERVICE: entry(404, detail),
 

@@ -130,6 +130,10 @@ export const agentRoutes: readonly string[] = [
   'GET /api/captures',
   'POST /api/capture',
   'POST /api/capture/upload',
+  // Feeds: read only (the owner adds and changes them).
+  'GET /api/feeds',
+  'GET /api/feeds/:id',
+  'GET /api/feeds/:id/items',
   // The tool protocol, and an agent's own profile.
   'POST /api/mcp',
   'GET /api/mcp',

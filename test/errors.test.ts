@@ -146,6 +146,26 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   TASK_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/tasks/${absentId}` }),
   REF_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/refs/${absentId}` }),
   SOURCE_DOC_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/source-docs/${absentId}` }),
+  FEED_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/feeds/${absentId}` }),
+  FEED_ITEM_NOT_FOUND: async () => {
+    const feed = await ta.asOwner({
+      method: 'POST',
+      url: '/api/feeds',
+      payload: { url: 'https://feeds.example/errors.xml' },
+    });
+    return ta.asOwner({
+      method: 'PATCH',
+      url: `/api/feeds/${feed.json().id}/items/${absentId}`,
+      payload: { read: true },
+    });
+  },
+  OPML_INVALID: () =>
+    ta.asOwner({
+      method: 'POST',
+      url: '/api/feeds/import',
+      headers: { 'content-type': 'text/x-opml' },
+      payload: '<html>not opml</html>',
+    }),
   RESOURCE_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/resources/${absentId}` }),
   NETWORK_HOST_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/network-hosts/${absentId}` }),
   PARENT_PAGE_NOT_FOUND: () =>

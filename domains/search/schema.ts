@@ -10,6 +10,7 @@ export const searchKinds = [
   'source_docs',
   'messages',
   'apps',
+  'feed_items',
 ] as const;
 export type SearchKind = (typeof searchKinds)[number];
 
@@ -50,7 +51,9 @@ export const SearchHit = Type.Object({
   parent_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'pages: the parent page' })),
   project_id: Type.Optional(Uuid),
   url: Type.Optional(
-    Type.Union([Type.String(), Type.Null()], { description: 'refs and source documents; apps: their link' }),
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'refs, source documents and feed items; apps: their link',
+    }),
   ),
 });
 

@@ -41,7 +41,12 @@ export async function searchAs(
       ...(hitSpace ? { space_id: hitSpace } : {}),
       ...(hit.kind === 'pages' ? { parent_id } : {}),
       ...(hit.kind === 'tasks' && project_id ? { project_id } : {}),
-      ...(hit.kind === 'refs' || hit.kind === 'source_docs' || hit.kind === 'apps' ? { url } : {}),
+      ...(hit.kind === 'refs' ||
+      hit.kind === 'source_docs' ||
+      hit.kind === 'apps' ||
+      hit.kind === 'feed_items'
+        ? { url }
+        : {}),
     })),
     total,
     total_is_estimate: counts.some((kind) => kind.estimated),

@@ -227,6 +227,15 @@ function kindSql(
         sql`null::uuid as parent_id, null::uuid as project_id, p.href as url`,
       ),
     },
+    // Feed items have no heading (search_headings): a broad search ranks their newest matches.
+    feed_items: {
+      matches: from('feed_items'),
+      page: page(
+        sql`coalesce(nullif(p.title, ''), p.url, '')`,
+        'p.summary',
+        sql`null::uuid as parent_id, null::uuid as project_id, p.url`,
+      ),
+    },
   };
 }
 

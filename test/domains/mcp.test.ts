@@ -67,6 +67,7 @@ const expectedTools = [
   'get_source_doc',
   'list_apps',
   'list_devices',
+  'list_feeds',
   'list_my_pending_changes',
   'list_pages',
   'list_tasks',

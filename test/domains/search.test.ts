@@ -393,6 +393,7 @@ t.test('every kind is searched, with what a result list needs to link a hit, and
     source_docs: 1,
     messages: 1,
     apps: 0,
+    feed_items: 0,
     tags: [
       { tag: 'homelab', count: 1 },
       { tag: 'wireless', count: 1 },

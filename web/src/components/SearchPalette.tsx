@@ -26,6 +26,8 @@ const kinds: Record<Hit['kind'], { label: string; href: (hit: Hit) => string }> 
   },
   // An app opens its own link, in a new tab (see open).
   apps: { label: 'Apps', href: (hit) => hit.url ?? '/' },
+  // A feed item opens the article it links to, in a new tab, like an app.
+  feed_items: { label: 'Feed items', href: (hit) => hit.url ?? '/' },
 };
 
 export default function SearchPalette() {
@@ -35,7 +37,8 @@ export default function SearchPalette() {
   const { route } = useLocation();
   function open(hit: Hit) {
     searchOpen.value = false;
-    if (hit.kind === 'apps' && hit.url) window.open(hit.url, '_blank', 'noopener');
+    if ((hit.kind === 'apps' || hit.kind === 'feed_items') && hit.url)
+      window.open(hit.url, '_blank', 'noopener');
     else route(kinds[hit.kind].href(hit));
   }
   useEffect(() => input.current?.focus(), []);

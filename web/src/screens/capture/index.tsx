@@ -12,6 +12,7 @@ import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Capture as CaptureItem } from '../../types.ts';
+import { Feeds } from './feeds.tsx';
 
 const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
@@ -221,6 +222,7 @@ export default function Capture() {
           />
         )}
       </div>
+      {!popup && <Feeds />}
     </div>
   );
 }

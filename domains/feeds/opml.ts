@@ -1,0 +1,79 @@
+// OPML 2.0, the format feed readers exchange subscriptions in. Import reads every outline with an xmlUrl; the texts
+// of the outlines it sits in (folders) and its `category` paths become its tags. Export nests each feed under its
+// first tag, as readers show folders, and lists all its tags in `category`, so a round trip keeps them.
+import { generateOpml, parseOpml } from 'feedsmith';
+import { hubError } from '../../lib/errors.ts';
+import { normalizeTags } from './tags.ts';
+
+export interface OpmlFeed {
+  url: string;
+  title: string;
+  tags: string[];
+}
+
+interface Outline {
+  text?: string;
+  title?: string;
+  xmlUrl?: string;
+  category?: string;
+  type?: string;
+  outlines?: Outline[];
+}
+
+/** The feeds of an OPML document; one that is not OPML is a 400 OPML_INVALID. */
+export function readOpml(text: string): OpmlFeed[] {
+  let document: ReturnType<typeof parseOpml>;
+  try {
+    document = parseOpml(text);
+  } catch (error) {
+    throw hubError('OPML_INVALID', `not an OPML document: ${(error as Error).message}`);
+  }
+  const feeds: OpmlFeed[] = [];
+  const walk = (outlines: Outline[], folders: string[]) => {
+    for (const outline of outlines) {
+      const name = (outline.title ?? outline.text ?? '').trim();
+      if (outline.xmlUrl) {
+        const categories = (outline.category ?? '')
+          .split(',')
+          .flatMap((path) => path.split('/'))
+          .filter((part) => part.trim() !== '');
+        feeds.push({
+          url: outline.xmlUrl.trim(),
+          title: name.slice(0, 500),
+          tags: normalizeTags([...folders, ...categories]),
+        });
+      }
+      if (outline.outlines) walk(outline.outlines, name && !outline.xmlUrl ? [...folders, name] : folders);
+    }
+  };
+  walk((document.body?.outlines ?? []) as Outline[], []);
+  return feeds;
+}
+
+/** An OPML 2.0 document of the feeds. */
+export function writeOpml(feeds: readonly OpmlFeed[], now: Date): string {
+  const outline = (feed: OpmlFeed): Outline => ({
+    text: feed.title || feed.url,
+    title: feed.title || feed.url,
+    type: 'rss',
+    xmlUrl: feed.url,
+    ...(feed.tags.length > 0
+      ? { category: feed.tags.map((tag) => `/${tag.replace(/[/,]/g, ' ')}`).join(',') }
+      : {}),
+  });
+  const folders = new Map<string, Outline[]>();
+  const loose: Outline[] = [];
+  for (const feed of feeds) {
+    const [first] = feed.tags;
+    if (first === undefined) loose.push(outline(feed));
+    else folders.set(first, [...(folders.get(first) ?? []), outline(feed)]);
+  }
+  const outlines: Outline[] = [
+    ...[...folders].map(([text, children]) => ({ text, title: text, outlines: children })),
+    ...loose,
+  ];
+  return generateOpml({
+    head: { title: 'ops-hub feeds', dateCreated: now },
+    body: { outlines },
+  } as never) as string;
+}
