@@ -15,6 +15,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams, NoContent } from '../../lib/schemas.ts';
+import { normaliseTags } from '../../lib/tags.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, agentCanReachSpace, ownerOnly, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
@@ -50,7 +51,6 @@ import {
   updateFeed,
   updateItem,
 } from './store.ts';
-import { normalizeTags } from './tags.ts';
 import { feedTools } from './tools.ts';
 
 const tags = ['feeds'];
@@ -147,7 +147,7 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           url,
           title: body.title?.trim() ?? '',
           space_id: await targetSpace(tx, request.principal, body.space_id),
-          tags: normalizeTags(body.tags ?? []),
+          tags: normaliseTags(body.tags ?? []),
           interval_minutes: body.interval_minutes ?? 60,
           capture: body.capture ?? 'none',
           enabled: body.enabled ?? true,
@@ -178,7 +178,7 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(url !== undefined ? { url: checkCaptureUrl(url, config).href } : {}),
           ...(title !== undefined ? { title: title.trim() } : {}),
           ...(space_id !== undefined ? { space_id } : {}),
-          ...(feedTags !== undefined ? { tags: normalizeTags(feedTags) } : {}),
+          ...(feedTags !== undefined ? { tags: normaliseTags(feedTags) } : {}),
         });
       });
       if (!feed) throw hubError('FEED_NOT_FOUND', request.params.id);
@@ -219,7 +219,7 @@ const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { read, tags: itemTags } = request.body;
       const item = await updateItem(app.sql, id, item_id, {
         read,
-        tags: itemTags === undefined ? undefined : normalizeTags(itemTags),
+        tags: itemTags === undefined ? undefined : normaliseTags(itemTags),
       });
       if (!item) throw hubError('FEED_ITEM_NOT_FOUND', item_id);
       return item;

@@ -3,7 +3,7 @@
 // first tag, as readers show folders, and lists all its tags in `category`, so a round trip keeps them.
 import { generateOpml, parseOpml } from 'feedsmith';
 import { hubError } from '../../lib/errors.ts';
-import { normalizeTags } from './tags.ts';
+import { fittedTags } from '../../lib/tags.ts';
 
 export interface OpmlFeed {
   url: string;
@@ -40,7 +40,7 @@ export function readOpml(text: string): OpmlFeed[] {
         feeds.push({
           url: outline.xmlUrl.trim(),
           title: name.slice(0, 500),
-          tags: normalizeTags([...folders, ...categories]),
+          tags: fittedTags([...folders, ...categories]),
         });
       }
       if (outline.outlines) walk(outline.outlines, name && !outline.xmlUrl ? [...folders, name] : folders);
