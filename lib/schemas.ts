@@ -83,6 +83,16 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', additionalProperties: true },
 );
 
+/**
+ * The answer to a write diverted for the owner's approval: 202 from REST, the result of a write tool. Shared like the
+ * error body (every entity write can answer it), so the document names it once.
+ */
+export const PendingReceipt = Type.Object(
+  { pending_change_id: Uuid, status: Type.Literal('pending') },
+  { $id: 'PendingReceipt', description: "a suggest-tier agent's write, waiting for the owner's approval" },
+);
+export type PendingReceipt = Static<typeof PendingReceipt>;
+
 /** The error responses a route can give, for its OpenAPI entry. */
 export function errors(...codes: number[]): Record<number, typeof ErrorResponse> {
   return Object.fromEntries(codes.map((code) => [code, ErrorResponse]));

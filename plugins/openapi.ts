@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TSchema } from 'typebox';
-import { ErrorResponse } from '../lib/schemas.ts';
+import { ErrorResponse, PendingReceipt } from '../lib/schemas.ts';
 import { publicAccess } from './auth.ts';
 
 declare module 'fastify' {
@@ -125,8 +125,9 @@ const errorSchema = '#/components/schemas/ErrorResponse';
 
 /**
  * Every operation lists the error statuses it can send, each with the same body: one response per status under
- * components.responses (BadRequest, Unauthorized ...), referenced from the operations. An error is JSON whatever
- * the route's success media type (an event stream, audio, CSV), so the shared response says application/json.
+ * components.responses named by the status (400, 401 ...; the shortest name, as some 1,800 references repeat it),
+ * referenced from the operations. An error is JSON whatever the route's success media type (an event stream, audio,
+ * CSV), so the shared response says application/json.
  */
 function sharedErrorResponses<T extends object>(openapi: T): T {
   const document = openapi as Responses;
@@ -140,8 +141,13 @@ function sharedErrorResponses<T extends object>(openapi: T): T {
           response.description === 'Default Response' &&
           media.length > 0 &&
           media.every((entry) => entry.schema?.$ref === errorSchema);
-        if (!plainError) continue;
-        const name = (STATUS_CODES[status] ?? `Error ${status}`).replace(/[^A-Za-z0-9]/g, '');
+        if (!plainError) {
+          // Fastify's placeholder says nothing: the status's own name says what it is.
+          if (response.description === 'Default Response')
+            response.description = STATUS_CODES[status] ?? 'Success';
+          continue;
+        }
+        const name = status;
         shared[name] ??= {
           description: errorMeanings[Number(status)] ?? STATUS_CODES[status] ?? 'Error',
           content: { 'application/json': { schema: { $ref: errorSchema } } },
@@ -157,9 +163,52 @@ function sharedErrorResponses<T extends object>(openapi: T): T {
   return openapi;
 }
 
+interface Parameters {
+  paths?: Record<string, Record<string, { parameters?: object[] }>>;
+  components?: { parameters?: Record<string, object> };
+}
+
+/**
+ * A parameter written alike by many operations (a path's `id`, a list's `limit` and `offset`) is written once under
+ * components.parameters, named by where it is and its name, and referenced.
+ */
+function sharedParameters<T extends object>(openapi: T): T {
+  const document = openapi as Parameters;
+  const operations = Object.values(document.paths ?? {}).flatMap((byMethod) => Object.values(byMethod));
+  const uses = new Map<string, number>();
+  for (const { parameters = [] } of operations) {
+    for (const parameter of parameters) {
+      const key = JSON.stringify(parameter);
+      uses.set(key, (uses.get(key) ?? 0) + 1);
+    }
+  }
+  const shared: Record<string, object> = {};
+  const names = new Map<string, string>();
+  for (const [key, count] of uses) {
+    if (count < 3) continue;
+    const { in: where, name } = JSON.parse(key) as { in: string; name: string };
+    let component = `${where}.${name}`.replace(/[^A-Za-z0-9._-]/g, '_');
+    for (let n = 2; Object.hasOwn(shared, component); n++) component = `${where}.${name}.${n}`;
+    shared[component] = JSON.parse(key);
+    names.set(key, component);
+  }
+  for (const operation of operations) {
+    operation.parameters = operation.parameters?.map((parameter) => {
+      const component = names.get(JSON.stringify(parameter));
+      return component ? { $ref: `#/components/parameters/${component}` } : parameter;
+    });
+  }
+  document.components = {
+    ...document.components,
+    parameters: { ...document.components?.parameters, ...shared },
+  };
+  return openapi;
+}
+
 export default fp<{ version: string }>(
   async (app, { version }) => {
     app.addSchema(ErrorResponse);
+    app.addSchema(PendingReceipt);
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
@@ -183,7 +232,7 @@ export default fp<{ version: string }>(
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
       transformObject: (document) =>
         'openapiObject' in document
-          ? sharedErrorResponses(optionalDefaults(document.openapiObject))
+          ? sharedParameters(sharedErrorResponses(optionalDefaults(document.openapiObject)))
           : document.swaggerObject,
     });
     await app.register(

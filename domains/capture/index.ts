@@ -14,7 +14,6 @@ import { errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import { readScope, writeAs, writeEnv } from '../entities/write.ts';
-import { PendingReceipt } from '../pending-changes/schema.ts';
 import { acceptedBody } from './accept.ts';
 import { captureHandler, captureResultOf, uploadHandler } from './entity.ts';
 import ingestRoutes from './ingest.ts';
@@ -74,7 +73,7 @@ const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "owner's approval performs the capture.",
         body: CaptureBody,
         response: {
-          202: Type.Union([Type.Ref('CaptureAccepted'), PendingReceipt]),
+          202: Type.Union([Type.Ref('CaptureAccepted'), Type.Ref('PendingReceipt')]),
           ...errors(400, 401, 403, 404, 409, 429),
         },
       },

@@ -25,7 +25,7 @@ import { sealStoredPasswords } from './credentials.ts';
 import { healthCron, healthTasks } from './jobs.ts';
 import { heartbeatRoutes } from './push-routes.ts';
 import { readRoutes } from './read-routes.ts';
-import { discoverLanTask, healthCheckTask, Service } from './schema.ts';
+import { CreateService, discoverLanTask, healthCheckTask, Service, UpdateService } from './schema.ts';
 import { serviceGroups } from './services.ts';
 import { healthRetentionSetting } from './setting.ts';
 import { healthTools } from './tools.ts';
@@ -33,6 +33,8 @@ import { writeRoutes } from './write-routes.ts';
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
+  app.addSchema(CreateService);
+  app.addSchema(UpdateService);
   // Check passwords stored before they were sealed at rest are sealed once, at start (a no-op afterwards).
   // When the database cannot be reached then, the next round of checks that meets one does it.
   app.addHook('onReady', async () => {

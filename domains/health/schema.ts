@@ -282,10 +282,12 @@ export const CreateService = Type.Object(
     resource_id: Type.Optional(serviceFields.resource_id),
     host_check: Type.Optional(serviceFields.host_check),
   },
-  { additionalProperties: false },
+  // Named, so the OpenAPI document writes it once for the add and the replace routes.
+  { $id: 'ServiceInput', additionalProperties: false },
 );
 export type CreateService = Static<typeof CreateService>;
 export const UpdateService = Type.Partial(Type.Object(serviceFields), {
+  $id: 'ServiceChange',
   additionalProperties: false,
   minProperties: 1,
 });

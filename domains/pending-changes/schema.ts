@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { NullableTimestamp, PageQuery, Paginated, Timestamp, Uuid } from '../../lib/schemas.ts';
 import { changeTypes, writeActions } from '../entities/registry.ts';
 
@@ -66,12 +66,7 @@ export const PendingChange = Type.Object(
   { $id: 'PendingChange' },
 );
 
-/** The answer to a diverted write: 202 from REST, the result of a write tool. */
-export const PendingReceipt = Type.Object(
-  { pending_change_id: Uuid, status: Type.Literal('pending') },
-  { description: "a suggest-tier agent's write, waiting for the owner's approval" },
-);
-export type PendingReceipt = Static<typeof PendingReceipt>;
+export { PendingReceipt } from '../../lib/schemas.ts';
 
 export const PendingChangeList = Paginated(Type.Ref('PendingChange'));
 

@@ -21,7 +21,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -33,8 +33,8 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -62,7 +62,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -82,8 +82,8 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                /** @description Service Unavailable */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -141,8 +141,8 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -164,8 +164,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -173,7 +173,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -187,10 +187,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -211,7 +211,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -220,14 +220,14 @@ export interface paths {
                         "application/json": components["schemas"]["Space"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -249,13 +249,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -264,12 +264,12 @@ export interface paths {
                         "application/json": components["schemas"]["Space"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -283,7 +283,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -296,13 +296,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -313,7 +313,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -326,7 +326,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -335,15 +335,15 @@ export interface paths {
                         "application/json": components["schemas"]["Space"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -365,7 +365,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -376,11 +376,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -407,13 +407,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    key: string;
+                    key: components["parameters"]["path.key"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -425,12 +425,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /**
@@ -442,10 +442,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    key: string;
+                    key: components["parameters"]["path.key"];
                 };
                 cookie?: never;
             };
@@ -457,7 +457,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -466,10 +466,10 @@ export interface paths {
                         "application/json": components["schemas"]["Setting"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -490,10 +490,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -503,7 +503,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    key: string;
+                    key: components["parameters"]["path.key"];
                 };
                 cookie?: never;
             };
@@ -516,12 +516,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -546,7 +546,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -555,8 +555,8 @@ export interface paths {
                         "application/json": components["schemas"]["Theme"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         /** Replace the overrides */
@@ -583,7 +583,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -592,13 +592,13 @@ export interface paths {
                         "application/json": components["schemas"]["Theme"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** Merge colours into the overrides */
@@ -625,7 +625,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -634,13 +634,13 @@ export interface paths {
                         "application/json": components["schemas"]["Theme"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** Reset: remove every override */
@@ -653,7 +653,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -662,11 +662,11 @@ export interface paths {
                         "application/json": components["schemas"]["Theme"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -687,13 +687,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -712,12 +712,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -739,8 +739,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -748,7 +748,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -762,11 +762,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -793,7 +793,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -802,14 +802,14 @@ export interface paths {
                         "application/json": components["schemas"]["Agent"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -831,13 +831,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -846,12 +846,12 @@ export interface paths {
                         "application/json": components["schemas"]["Agent"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -862,7 +862,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -875,12 +875,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -891,7 +891,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -908,7 +908,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -917,15 +917,15 @@ export interface paths {
                         "application/json": components["schemas"]["Agent"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -941,8 +941,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     agent_id?: string;
                 };
                 header?: never;
@@ -951,7 +951,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -965,11 +965,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -992,7 +992,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -1004,14 +1004,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1036,7 +1036,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -1049,12 +1049,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -1076,10 +1076,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     state?: "queued" | "completed" | "failed" | "cancelled";
-                    space_id?: string;
+                    space_id?: components["parameters"]["query.space_id"];
                 };
                 header?: never;
                 path?: never;
@@ -1087,7 +1087,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1101,11 +1101,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1154,29 +1154,24 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CaptureAccepted"] | {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["CaptureAccepted"] | components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1223,7 +1218,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -1260,24 +1255,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1333,7 +1323,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1348,7 +1338,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -1363,13 +1353,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1392,9 +1382,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                 };
                 header?: never;
                 path?: never;
@@ -1402,7 +1392,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1416,11 +1406,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1455,7 +1445,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -1464,15 +1454,15 @@ export interface paths {
                         "application/json": components["schemas"]["Feed"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1494,13 +1484,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1509,11 +1499,11 @@ export interface paths {
                         "application/json": components["schemas"]["Feed"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1524,7 +1514,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -1537,12 +1527,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -1556,7 +1546,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -1580,7 +1570,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1589,15 +1579,15 @@ export interface paths {
                         "application/json": components["schemas"]["Feed"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -1613,20 +1603,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     /** @description true: only items not read yet */
                     unread?: boolean;
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1640,11 +1630,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1674,7 +1664,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                     item_id: string;
                 };
                 cookie?: never;
@@ -1689,7 +1679,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1698,14 +1688,14 @@ export interface paths {
                         "application/json": components["schemas"]["FeedItem"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -1726,7 +1716,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    space_id?: string;
+                    space_id?: components["parameters"]["query.space_id"];
                 };
                 header?: never;
                 path?: never;
@@ -1739,7 +1729,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1754,14 +1744,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -1784,7 +1774,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    space_id?: string;
+                    space_id?: components["parameters"]["query.space_id"];
                 };
                 header?: never;
                 path?: never;
@@ -1801,11 +1791,11 @@ export interface paths {
                         "text/x-opml": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1830,8 +1820,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     task?: string;
                     /** @description queued: waiting to run (again, when last_error is set); running; failed: no attempt follows; completed */
                     state?: "queued" | "running" | "failed" | "completed";
@@ -1842,7 +1832,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1856,11 +1846,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1884,13 +1874,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id.2"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1899,12 +1889,12 @@ export interface paths {
                         "application/json": components["schemas"]["Job"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -1918,7 +1908,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id.2"];
                 };
                 cookie?: never;
             };
@@ -1931,13 +1921,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -1963,13 +1953,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id.2"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -1978,15 +1968,15 @@ export interface paths {
                         "application/json": components["schemas"]["Job"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2006,12 +1996,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     parent_id?: string;
                     /** @description only rows with this tag (any case) */
-                    tag?: string;
+                    tag?: components["parameters"]["query.tag"];
                 };
                 header?: never;
                 path?: never;
@@ -2019,7 +2009,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2033,11 +2023,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2069,7 +2059,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -2084,23 +2074,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2120,20 +2105,20 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     /** @description nest children under their parents; limit and offset then apply to the top level */
                     tree?: boolean;
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2147,12 +2132,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2179,13 +2164,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2194,12 +2179,12 @@ export interface paths {
                         "application/json": components["schemas"]["Page"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2210,7 +2195,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2222,12 +2207,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -2237,12 +2217,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -2256,10 +2236,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2278,7 +2258,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2293,20 +2273,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -2339,10 +2314,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -2358,18 +2333,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2383,12 +2358,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2412,14 +2387,14 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                     n: number;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2433,12 +2408,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2467,14 +2442,14 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                     n: number;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2483,15 +2458,15 @@ export interface paths {
                         "application/json": components["schemas"]["PageVersion"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2511,8 +2486,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     kind?: "page" | "space" | "project" | "ref";
                 };
                 header?: never;
@@ -2521,7 +2496,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2535,11 +2510,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2568,13 +2543,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2583,15 +2558,15 @@ export interface paths {
                         "application/json": components["schemas"]["TrashItem"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2616,7 +2591,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2629,12 +2604,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -2658,7 +2633,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2673,12 +2648,12 @@ export interface paths {
                         "application/zip": unknown;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2709,7 +2684,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2718,11 +2693,11 @@ export interface paths {
                         "application/json": components["schemas"]["ExportJson"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2756,7 +2731,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2772,7 +2747,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2781,14 +2756,14 @@ export interface paths {
                         "application/json": components["schemas"]["ImportReport"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2808,9 +2783,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     status?: "planned" | "active" | "paused" | "done" | "archived";
                 };
                 header?: never;
@@ -2819,7 +2794,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2833,11 +2808,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2867,7 +2842,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -2882,23 +2857,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -2923,13 +2893,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2938,12 +2908,12 @@ export interface paths {
                         "application/json": components["schemas"]["Project"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -2954,7 +2924,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -2966,12 +2936,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -2981,12 +2946,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -3000,10 +2965,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3022,7 +2987,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3037,20 +3002,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -3068,10 +3028,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -3091,13 +3051,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3112,22 +3072,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -3149,13 +3104,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3169,12 +3124,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3196,18 +3151,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3221,12 +3176,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3236,7 +3191,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3249,7 +3204,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -3265,15 +3220,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -3298,7 +3253,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                     refId: string;
                 };
                 cookie?: never;
@@ -3312,12 +3267,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -3336,9 +3291,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     project_id?: string;
                     status?: "todo" | "doing" | "done" | "cancelled";
                 };
@@ -3348,7 +3303,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3362,11 +3317,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3394,7 +3349,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -3409,23 +3364,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -3450,13 +3400,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3465,12 +3415,12 @@ export interface paths {
                         "application/json": components["schemas"]["Task"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3481,7 +3431,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3493,12 +3443,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -3508,12 +3453,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -3527,10 +3472,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3548,7 +3493,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3563,20 +3508,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -3594,10 +3534,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -3613,12 +3553,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     source?: string;
                     /** @description only rows with this tag (any case) */
-                    tag?: string;
+                    tag?: components["parameters"]["query.tag"];
                 };
                 header?: never;
                 path?: never;
@@ -3626,7 +3566,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3640,11 +3580,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3677,7 +3617,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -3692,23 +3632,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -3733,13 +3668,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3748,12 +3683,12 @@ export interface paths {
                         "application/json": components["schemas"]["Ref"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -3764,7 +3699,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3776,12 +3711,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -3791,12 +3721,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -3810,10 +3740,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -3833,7 +3763,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3848,20 +3778,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -3879,10 +3804,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -3928,7 +3853,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3937,7 +3862,7 @@ export interface paths {
                         "application/json": components["schemas"]["Ref"];
                     };
                 };
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -3952,23 +3877,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -3988,12 +3908,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     origin?: "url" | "upload" | "webhook" | "video";
                     /** @description only rows with this tag (any case) */
-                    tag?: string;
+                    tag?: components["parameters"]["query.tag"];
                 };
                 header?: never;
                 path?: never;
@@ -4001,7 +3921,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4037,11 +3957,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4078,7 +3998,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4093,23 +4013,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -4134,13 +4049,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4149,12 +4064,12 @@ export interface paths {
                         "application/json": components["schemas"]["SourceDoc"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4165,7 +4080,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4177,12 +4092,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -4192,12 +4102,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -4211,10 +4121,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4234,7 +4144,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4249,20 +4159,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -4280,10 +4185,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -4299,9 +4204,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                     kind?: string;
                 };
                 header?: never;
@@ -4310,7 +4215,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4324,11 +4229,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4378,23 +4283,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -4419,7 +4319,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4434,12 +4334,12 @@ export interface paths {
                         "application/json": components["schemas"]["Resource"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4450,7 +4350,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4462,12 +4362,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -4477,12 +4372,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -4496,10 +4391,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4536,20 +4431,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -4567,10 +4457,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -4586,18 +4476,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4611,12 +4501,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4626,7 +4516,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4639,7 +4529,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4655,15 +4545,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -4688,7 +4578,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                     dependsOnId: string;
                 };
                 cookie?: never;
@@ -4702,12 +4592,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -4726,8 +4616,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     role?: string;
                 };
                 header?: never;
@@ -4736,7 +4626,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4750,10 +4640,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4778,7 +4668,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4787,14 +4677,14 @@ export interface paths {
                         "application/json": components["schemas"]["NetworkHost"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -4816,13 +4706,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4831,11 +4721,11 @@ export interface paths {
                         "application/json": components["schemas"]["NetworkHost"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -4846,7 +4736,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4859,12 +4749,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -4875,7 +4765,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -4892,7 +4782,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4901,15 +4791,15 @@ export interface paths {
                         "application/json": components["schemas"]["NetworkHost"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -4928,11 +4818,11 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     /** @description web-search syntax: words, "quoted phrases", -excluded, or; the last word also matches as a prefix */
                     q: string;
-                    space_id?: string;
+                    space_id?: components["parameters"]["query.space_id"];
                     /** @description comma-separated subset of pages, projects, tasks, resources, refs, source_docs, messages, apps, feed_items, singular or plural (default all); may also be repeated */
                     kinds?: string;
                 };
@@ -4942,7 +4832,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4994,11 +4884,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5023,9 +4913,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
-                    space_id?: string;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
+                    space_id?: components["parameters"]["query.space_id"];
                 };
                 header?: never;
                 path?: never;
@@ -5033,7 +4923,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5052,12 +4942,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5079,8 +4969,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     status?: "pending" | "applying" | "applied" | "rejected";
                     agent_id?: string;
                     entity_type?: "page" | "project" | "task" | "ref" | "resource" | "source_doc" | "app" | "capture" | "upload";
@@ -5092,7 +4982,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5106,11 +4996,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5134,13 +5024,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5149,12 +5039,12 @@ export interface paths {
                         "application/json": components["schemas"]["PendingChange"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5181,7 +5071,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -5196,12 +5086,12 @@ export interface paths {
                         "application/octet-stream": unknown;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5230,7 +5120,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -5243,7 +5133,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5252,7 +5142,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingChange"];
                     };
                 };
-                /** @description Default Response */
+                /** @description Bad Request */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5282,9 +5172,9 @@ export interface paths {
                         };
                     };
                 };
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                /** @description Default Response */
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                /** @description Not Found */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5314,7 +5204,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Conflict */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5344,9 +5234,9 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                /** @description Default Response */
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                /** @description Unprocessable Entity */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5376,8 +5266,8 @@ export interface paths {
                         };
                     };
                 };
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -5401,7 +5291,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -5413,7 +5303,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5422,15 +5312,15 @@ export interface paths {
                         "application/json": components["schemas"]["PendingChange"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -5463,7 +5353,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5478,15 +5368,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -5506,8 +5396,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     actor?: string;
                     action?: "approve" | "reject" | "apply_direct" | "restore_version" | "trash" | "restore" | "purge" | "mcp_call";
                     outcome?: "applied" | "failed" | "rejected";
@@ -5521,7 +5411,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5535,11 +5425,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5567,11 +5457,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                405: components["responses"]["405"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5618,7 +5508,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                401: components["responses"]["Unauthorized"];
+                401: components["responses"]["401"];
                 /** @description a JSON-RPC error: bad JSON-RPC (400), an Accept header without both JSON and event streams (406) */
                 406: {
                     headers: {
@@ -5628,10 +5518,10 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** DELETE is not offered: the tool protocol is stateless (no sessions, no server stream) */
@@ -5644,11 +5534,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                405: components["responses"]["405"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -5673,7 +5563,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5682,11 +5572,11 @@ export interface paths {
                         "application/json": components["schemas"]["SpeedtestResult"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5711,10 +5601,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    since?: string;
+                    since?: components["parameters"]["query.since"];
                     until?: string;
                     limit?: number;
-                    offset?: number;
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -5722,7 +5612,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5753,10 +5643,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5778,10 +5668,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    since?: string;
+                    since?: components["parameters"]["query.since"];
                     until?: string;
                     limit?: number;
-                    offset?: number;
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -5798,10 +5688,10 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -5834,7 +5724,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -5847,13 +5737,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -5879,7 +5769,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5896,11 +5786,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /**
@@ -5928,7 +5818,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5945,13 +5835,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -5983,7 +5873,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6001,14 +5891,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -6034,7 +5924,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6048,11 +5938,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** Change clip retention */
@@ -6074,7 +5964,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6088,13 +5978,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -6115,8 +6005,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -6124,7 +6014,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6138,11 +6028,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6169,13 +6059,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6184,7 +6074,7 @@ export interface paths {
                         "audio/*": unknown;
                     };
                 };
-                /** @description Default Response */
+                /** @description Partial Content */
                 206: {
                     headers: {
                         [name: string]: unknown;
@@ -6193,13 +6083,13 @@ export interface paths {
                         "audio/*": unknown;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                416: components["responses"]["RangeNotSatisfiable"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                416: components["responses"]["416"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6226,7 +6116,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -6239,12 +6129,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -6268,8 +6158,8 @@ export interface paths {
                 query?: {
                     /** @description part of a brand slug or title, or an icon name */
                     q?: string;
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path?: never;
@@ -6277,7 +6167,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6302,8 +6192,8 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6331,7 +6221,7 @@ export interface paths {
                     /** @description width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG sources; a PNG set icon is sent as uploaded) */
                     size?: number;
                     /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
-                    color?: string;
+                    color?: components["parameters"]["query.color"];
                     /** @description look in this uploaded set only */
                     set?: string;
                     /** @description 1: for an unknown name, a generated tile (its first letter on a colour of its own) instead of 404 */
@@ -6361,9 +6251,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6386,7 +6276,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
-                    color?: string;
+                    color?: components["parameters"]["query.color"];
                     /** @description look in this uploaded set only */
                     set?: string;
                     /** @description 1: for an unknown name, a generated tile (its first letter on a colour of its own) instead of 404 */
@@ -6416,9 +6306,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6446,7 +6336,7 @@ export interface paths {
                     /** @description width and height in pixels, snapped up to the next of 16, 24, 32, 48, 64, 96, 128, 192, 256, 512 (SVG sources; a PNG set icon is sent as uploaded) */
                     size?: number;
                     /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
-                    color?: string;
+                    color?: components["parameters"]["query.color"];
                 };
                 header?: never;
                 path: {
@@ -6472,9 +6362,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6500,7 +6390,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
-                    color?: string;
+                    color?: components["parameters"]["query.color"];
                 };
                 header?: never;
                 path: {
@@ -6526,9 +6416,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6556,7 +6446,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6567,8 +6457,8 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6588,7 +6478,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -6609,15 +6499,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -6639,13 +6529,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    set: string;
+                    set: components["parameters"]["path.set"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6671,9 +6561,9 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6684,7 +6574,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    set: string;
+                    set: components["parameters"]["path.set"];
                 };
                 cookie?: never;
             };
@@ -6697,12 +6587,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -6726,7 +6616,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    set: string;
+                    set: components["parameters"]["path.set"];
                     file: string;
                 };
                 cookie?: never;
@@ -6749,9 +6639,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6783,13 +6673,13 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    set: string;
+                    set: components["parameters"]["path.set"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -6805,15 +6695,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -6839,7 +6729,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6848,8 +6738,8 @@ export interface paths {
                         "application/json": components["schemas"]["SessionState"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6869,7 +6759,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -6878,13 +6768,13 @@ export interface paths {
                         "application/json": components["schemas"]["SessionState"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** Sign out: ends the session */
@@ -6904,9 +6794,9 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                403: components["responses"]["Forbidden"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                403: components["responses"]["403"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -6931,7 +6821,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6943,11 +6833,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -6969,11 +6859,11 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -6997,7 +6887,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -7010,12 +6900,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -7037,8 +6927,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     status?: "new" | "known" | "ignored";
                     present?: boolean;
                     /** @description name, host name, IP, MAC or vendor */
@@ -7050,7 +6940,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7064,11 +6954,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7094,7 +6984,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -7103,14 +6993,14 @@ export interface paths {
                         "application/json": components["schemas"]["Device"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7130,8 +7020,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     status?: "new" | "known" | "ignored";
                     present?: boolean;
                     /** @description name, host name, IP, MAC or vendor */
@@ -7143,7 +7033,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7157,11 +7047,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7185,13 +7075,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    mac: string;
+                    mac: components["parameters"]["path.mac"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7200,12 +7090,12 @@ export interface paths {
                         "application/json": components["schemas"]["Device"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7216,7 +7106,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    mac: string;
+                    mac: components["parameters"]["path.mac"];
                 };
                 cookie?: never;
             };
@@ -7229,12 +7119,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -7248,7 +7138,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    mac: string;
+                    mac: components["parameters"]["path.mac"];
                 };
                 cookie?: never;
             };
@@ -7267,7 +7157,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7276,14 +7166,14 @@ export interface paths {
                         "application/json": components["schemas"]["Device"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -7310,7 +7200,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -7323,13 +7213,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7357,7 +7247,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    mac: string;
+                    mac: components["parameters"]["path.mac"];
                 };
                 cookie?: never;
             };
@@ -7373,7 +7263,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7382,15 +7272,15 @@ export interface paths {
                         "application/json": components["schemas"]["Device"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -7419,13 +7309,13 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7437,7 +7327,7 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
                 404: {
                     headers: {
@@ -7455,8 +7345,8 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
                 429: {
                     headers: {
@@ -7474,7 +7364,7 @@ export interface paths {
                         };
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7495,13 +7385,13 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7513,7 +7403,7 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
                 404: {
                     headers: {
@@ -7531,8 +7421,8 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
                 429: {
                     headers: {
@@ -7550,7 +7440,7 @@ export interface paths {
                         };
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7576,7 +7466,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7591,7 +7481,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7601,8 +7491,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7612,7 +7502,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7626,7 +7516,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7641,7 +7531,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7651,8 +7541,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7662,7 +7552,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7688,7 +7578,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7703,7 +7593,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7713,8 +7603,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7724,7 +7614,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7738,7 +7628,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7753,7 +7643,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7763,8 +7653,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7774,7 +7664,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7800,7 +7690,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7815,7 +7705,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7825,8 +7715,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7836,7 +7726,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7850,7 +7740,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                 };
                 cookie?: never;
             };
@@ -7865,7 +7755,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7875,8 +7765,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7886,7 +7776,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -7912,7 +7802,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                     code: number;
                 };
                 cookie?: never;
@@ -7928,7 +7818,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7938,8 +7828,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -7949,7 +7839,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -7963,7 +7853,7 @@ export interface paths {
                 header?: never;
                 path: {
                     /** @description the push service’s heartbeat token */
-                    token: string;
+                    token: components["parameters"]["path.token"];
                     code: number;
                 };
                 cookie?: never;
@@ -7979,7 +7869,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                400: components["responses"]["400"];
                 /** @description `not found`: no enabled push service has this token */
                 404: {
                     headers: {
@@ -7989,8 +7879,8 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
                 /** @description `rate limited` */
                 429: {
                     headers: {
@@ -8000,7 +7890,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                503: components["responses"]["ServiceUnavailable"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8032,7 +7922,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8050,11 +7940,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -8068,79 +7958,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        name: string;
-                        /** @enum {unknown} */
-                        kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
-                        category?: string;
-                        /** @description The address checked; required for an http check */
-                        url?: string | null;
-                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
-                        host?: string | null;
-                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
-                        port?: number | null;
-                        status_min?: number;
-                        status_max?: number;
-                        keyword?: string | null;
-                        /**
-                         * @description http: the request method (default GET)
-                         * @enum {unknown}
-                         */
-                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
-                        headers?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @description http: the request body */
-                        body?: string | null;
-                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
-                        json_query?: {
-                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
-                            pointer: string;
-                            /** @description the value there, compared as a string */
-                            expected: string;
-                        } | null;
-                        /** @description ping: echo requests per check (default 3) */
-                        packets?: number | null;
-                        /** @description dns: the name asked for (required) */
-                        dns_name?: string | null;
-                        /** @description dns: the record type asked for (default A) */
-                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
-                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
-                        expect?: string | null;
-                        /** @description tls: state warning when fewer days than this remain (default 14) */
-                        warn_days?: number | null;
-                        /** @description any kind: a check that passes slower than this makes the service degraded */
-                        slow_ms?: number | null;
-                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
-                        follow_redirects?: boolean;
-                        /** @description TLS certificate verification; turn off only for this service */
-                        verify_tls?: boolean;
-                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
-                        basic_auth?: {
-                            username: string;
-                            password: string;
-                        } | null;
-                        interval_s?: number;
-                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
-                        grace_s?: number;
-                        timeout_ms?: number;
-                        retries?: number;
-                        enabled?: boolean;
-                        external?: boolean;
-                        icon?: string | null;
-                        link?: string | null;
-                        device_mac?: string | null;
-                        notes?: string | null;
-                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
-                        resource_id?: string | null;
-                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
-                        host_check?: boolean;
-                    };
+                    "application/json": components["schemas"]["ServiceInput"];
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -8149,14 +7971,14 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8178,13 +8000,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8193,12 +8015,12 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /** Replace a monitored service (fields not sent take their defaults) */
@@ -8207,85 +8029,17 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        name: string;
-                        /** @enum {unknown} */
-                        kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
-                        category?: string;
-                        /** @description The address checked; required for an http check */
-                        url?: string | null;
-                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
-                        host?: string | null;
-                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
-                        port?: number | null;
-                        status_min?: number;
-                        status_max?: number;
-                        keyword?: string | null;
-                        /**
-                         * @description http: the request method (default GET)
-                         * @enum {unknown}
-                         */
-                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
-                        headers?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @description http: the request body */
-                        body?: string | null;
-                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
-                        json_query?: {
-                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
-                            pointer: string;
-                            /** @description the value there, compared as a string */
-                            expected: string;
-                        } | null;
-                        /** @description ping: echo requests per check (default 3) */
-                        packets?: number | null;
-                        /** @description dns: the name asked for (required) */
-                        dns_name?: string | null;
-                        /** @description dns: the record type asked for (default A) */
-                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
-                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
-                        expect?: string | null;
-                        /** @description tls: state warning when fewer days than this remain (default 14) */
-                        warn_days?: number | null;
-                        /** @description any kind: a check that passes slower than this makes the service degraded */
-                        slow_ms?: number | null;
-                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
-                        follow_redirects?: boolean;
-                        /** @description TLS certificate verification; turn off only for this service */
-                        verify_tls?: boolean;
-                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
-                        basic_auth?: {
-                            username: string;
-                            password: string;
-                        } | null;
-                        interval_s?: number;
-                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
-                        grace_s?: number;
-                        timeout_ms?: number;
-                        retries?: number;
-                        enabled?: boolean;
-                        external?: boolean;
-                        icon?: string | null;
-                        link?: string | null;
-                        device_mac?: string | null;
-                        notes?: string | null;
-                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
-                        resource_id?: string | null;
-                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
-                        host_check?: boolean;
-                    };
+                    "application/json": components["schemas"]["ServiceInput"];
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8294,15 +8048,15 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -8312,7 +8066,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -8325,12 +8079,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -8341,85 +8095,17 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        name?: string;
-                        category?: string;
-                        /** @enum {unknown} */
-                        kind?: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
-                        /** @description The address checked; required for an http check */
-                        url?: string | null;
-                        /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
-                        host?: string | null;
-                        /** @description required for a tcp check; dns defaults to 53, tls to 443 */
-                        port?: number | null;
-                        status_min?: number;
-                        status_max?: number;
-                        keyword?: string | null;
-                        /**
-                         * @description http: the request method (default GET)
-                         * @enum {unknown}
-                         */
-                        method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                        /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
-                        headers?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @description http: the request body */
-                        body?: string | null;
-                        /** @description http: up only when the JSON answer holds `expected` at `pointer` */
-                        json_query?: {
-                            /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
-                            pointer: string;
-                            /** @description the value there, compared as a string */
-                            expected: string;
-                        } | null;
-                        /** @description ping: echo requests per check (default 3) */
-                        packets?: number | null;
-                        /** @description dns: the name asked for (required) */
-                        dns_name?: string | null;
-                        /** @description dns: the record type asked for (default A) */
-                        dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
-                        /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
-                        expect?: string | null;
-                        /** @description tls: state warning when fewer days than this remain (default 14) */
-                        warn_days?: number | null;
-                        /** @description any kind: a check that passes slower than this makes the service degraded */
-                        slow_ms?: number | null;
-                        /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
-                        follow_redirects?: boolean;
-                        /** @description TLS certificate verification; turn off only for this service */
-                        verify_tls?: boolean;
-                        /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
-                        basic_auth?: {
-                            username: string;
-                            password: string;
-                        } | null;
-                        interval_s?: number;
-                        /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
-                        grace_s?: number;
-                        timeout_ms?: number;
-                        retries?: number;
-                        enabled?: boolean;
-                        external?: boolean;
-                        icon?: string | null;
-                        link?: string | null;
-                        device_mac?: string | null;
-                        notes?: string | null;
-                        /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
-                        resource_id?: string | null;
-                        /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
-                        host_check?: boolean;
-                    };
+                    "application/json": components["schemas"]["ServiceChange"];
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8428,15 +8114,15 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -8455,19 +8141,19 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    since?: string;
+                    since?: components["parameters"]["query.since"];
                     limit?: number;
-                    offset?: number;
+                    offset?: components["parameters"]["query.offset"];
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8522,12 +8208,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -8549,8 +8235,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     service_id?: string;
                 };
                 header?: never;
@@ -8559,7 +8245,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8589,11 +8275,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -8624,7 +8310,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8641,11 +8327,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -8674,13 +8360,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8689,15 +8375,15 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8724,7 +8410,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -8737,7 +8423,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8746,14 +8432,14 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8777,13 +8463,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8792,14 +8478,14 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8833,7 +8519,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -8845,13 +8531,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8882,7 +8568,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -8894,13 +8580,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8924,7 +8610,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -8938,7 +8624,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8947,14 +8633,14 @@ export interface paths {
                         "application/json": components["schemas"]["Service"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -8979,7 +8665,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -8992,12 +8678,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -9022,7 +8708,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9034,11 +8720,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9078,7 +8764,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -9087,14 +8773,14 @@ export interface paths {
                         "application/json": components["schemas"]["MaintenanceWindow"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -9116,13 +8802,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9131,12 +8817,12 @@ export interface paths {
                         "application/json": components["schemas"]["MaintenanceWindow"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9147,7 +8833,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -9160,12 +8846,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -9179,7 +8865,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -9208,7 +8894,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9217,14 +8903,14 @@ export interface paths {
                         "application/json": components["schemas"]["MaintenanceWindow"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -9245,13 +8931,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    slug: string;
+                    slug: components["parameters"]["path.slug"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9288,10 +8974,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9330,10 +9016,10 @@ export interface paths {
                         "image/svg+xml": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9374,10 +9060,10 @@ export interface paths {
                         "image/svg+xml": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9405,7 +9091,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9432,11 +9118,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9463,7 +9149,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -9487,15 +9173,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -9517,13 +9203,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    slug: string;
+                    slug: components["parameters"]["path.slug"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9547,12 +9233,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9563,7 +9249,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    slug: string;
+                    slug: components["parameters"]["path.slug"];
                 };
                 cookie?: never;
             };
@@ -9576,12 +9262,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -9592,7 +9278,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    slug: string;
+                    slug: components["parameters"]["path.slug"];
                 };
                 cookie?: never;
             };
@@ -9611,7 +9297,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9635,15 +9321,15 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -9668,7 +9354,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9677,10 +9363,10 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -9730,7 +9416,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9752,13 +9438,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -9787,7 +9473,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9796,11 +9482,11 @@ export interface paths {
                         "application/json": components["schemas"]["DashboardLayout"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /**
@@ -9838,7 +9524,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9847,14 +9533,14 @@ export interface paths {
                         "application/json": components["schemas"]["DashboardLayout"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                412: components["responses"]["PreconditionFailed"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                412: components["responses"]["412"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -9880,13 +9566,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9895,12 +9581,12 @@ export interface paths {
                         "application/json": components["schemas"]["DashboardLayout"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /**
@@ -9914,7 +9600,7 @@ export interface paths {
                     "if-match"?: string;
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -9940,7 +9626,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9949,15 +9635,15 @@ export interface paths {
                         "application/json": components["schemas"]["DashboardLayout"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                412: components["responses"]["PreconditionFailed"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                412: components["responses"]["412"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -9987,7 +9673,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9996,11 +9682,11 @@ export interface paths {
                         "text/event-stream": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10035,7 +9721,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10049,11 +9735,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10087,7 +9773,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10101,11 +9787,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10136,7 +9822,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10150,11 +9836,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10185,7 +9871,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10199,11 +9885,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10234,7 +9920,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10281,10 +9967,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10322,7 +10008,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -10331,13 +10017,13 @@ export interface paths {
                         "application/json": components["schemas"]["BackupRun"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -10366,7 +10052,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10383,11 +10069,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10426,12 +10112,12 @@ export interface paths {
                         "application/json": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10462,7 +10148,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10476,11 +10162,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10511,7 +10197,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10525,11 +10211,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10572,7 +10258,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10586,7 +10272,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -10600,14 +10286,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                502: components["responses"]["BadGateway"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                502: components["responses"]["502"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -10634,7 +10320,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -10660,15 +10346,15 @@ export interface paths {
                         "text/event-stream": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -10696,13 +10382,13 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10723,12 +10409,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10753,7 +10439,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -10773,14 +10459,14 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -10832,15 +10518,15 @@ export interface paths {
                         "text/event-stream": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -10872,7 +10558,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10893,11 +10579,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -10953,15 +10639,15 @@ export interface paths {
                         "text/event-stream": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11012,15 +10698,15 @@ export interface paths {
                         "text/event-stream": string;
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11046,7 +10732,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11065,11 +10751,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         /**
@@ -11099,7 +10785,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11118,14 +10804,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -11175,7 +10861,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -11197,13 +10883,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11232,7 +10918,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11273,10 +10959,10 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -11320,7 +11006,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Accepted */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -11339,13 +11025,13 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11371,7 +11057,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11382,11 +11068,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -11412,13 +11098,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11427,15 +11113,15 @@ export interface paths {
                         "application/json": components["schemas"]["PendingAction"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11459,7 +11145,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -11471,7 +11157,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11480,15 +11166,15 @@ export interface paths {
                         "application/json": components["schemas"]["PendingAction"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11517,7 +11203,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11528,11 +11214,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -11559,7 +11245,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -11584,7 +11270,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11593,15 +11279,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -11650,7 +11336,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11659,14 +11345,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11691,7 +11377,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -11717,7 +11403,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11726,15 +11412,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -11784,7 +11470,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11793,14 +11479,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11825,7 +11511,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -11845,7 +11531,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11854,15 +11540,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -11906,7 +11592,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11915,14 +11601,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -11947,7 +11633,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -11971,7 +11657,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11980,15 +11666,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -12036,7 +11722,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12045,14 +11731,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12077,7 +11763,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -12098,7 +11784,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12107,15 +11793,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -12160,7 +11846,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12169,14 +11855,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12201,7 +11887,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -12223,7 +11909,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12232,15 +11918,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -12286,7 +11972,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12295,14 +11981,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12327,7 +12013,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -12342,7 +12028,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12351,15 +12037,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -12398,7 +12084,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12407,14 +12093,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12439,7 +12125,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description false: store without trying the upstream first */
-                    test?: boolean;
+                    test?: components["parameters"]["query.test"];
                 };
                 header?: never;
                 path?: never;
@@ -12460,7 +12146,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12469,15 +12155,15 @@ export interface paths {
                         "application/json": components["schemas"]["Integration"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                422: components["responses"]["UnprocessableEntity"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                422: components["responses"]["422"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         post?: never;
@@ -12522,7 +12208,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12531,14 +12217,14 @@ export interface paths {
                         "application/json": components["schemas"]["IntegrationTest"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12577,12 +12263,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -12604,13 +12290,13 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     group?: string;
                     /** @description name, description or link holds q */
                     q?: string;
                     /** @description only rows with this tag (any case) */
-                    tag?: string;
+                    tag?: components["parameters"]["query.tag"];
                 };
                 header?: never;
                 path?: never;
@@ -12618,7 +12304,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12632,11 +12318,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -12673,7 +12359,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -12688,23 +12374,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -12729,13 +12410,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12744,12 +12425,12 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -12760,7 +12441,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -12772,12 +12453,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
                 /** @description No content */
@@ -12787,12 +12463,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -12806,10 +12482,10 @@ export interface paths {
                 query?: never;
                 header?: {
                     /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
-                    "if-match"?: string;
+                    "if-match"?: components["parameters"]["header.if-match"];
                 };
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -12838,7 +12514,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12853,20 +12529,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            pending_change_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                        };
+                        "application/json": components["schemas"]["PendingReceipt"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                /** @description Default Response */
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                /** @description Precondition Failed */
                 412: {
                     headers: {
                         [name: string]: unknown;
@@ -12917,10 +12588,10 @@ export interface paths {
                         };
                     };
                 };
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -12941,7 +12612,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -12963,12 +12634,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -12997,13 +12668,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13017,14 +12688,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13070,7 +12741,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13100,14 +12771,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13133,7 +12804,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13145,11 +12816,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13171,7 +12842,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -13180,13 +12851,13 @@ export interface paths {
                         "application/json": components["schemas"]["Board"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13208,13 +12879,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13223,12 +12894,12 @@ export interface paths {
                         "application/json": components["schemas"]["Board"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13239,7 +12910,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13252,13 +12923,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -13269,7 +12940,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13283,7 +12954,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13292,14 +12963,14 @@ export interface paths {
                         "application/json": components["schemas"]["Board"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -13321,7 +12992,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13332,11 +13003,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13434,7 +13105,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -13443,13 +13114,13 @@ export interface paths {
                         "application/json": components["schemas"]["AlertTarget"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13471,13 +13142,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13486,12 +13157,12 @@ export interface paths {
                         "application/json": components["schemas"]["AlertTarget"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13505,7 +13176,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13518,13 +13189,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -13538,7 +13209,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13555,7 +13226,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13564,15 +13235,15 @@ export interface paths {
                         "application/json": components["schemas"]["AlertTarget"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -13595,13 +13266,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13616,14 +13287,14 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13649,7 +13320,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13660,11 +13331,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13708,7 +13379,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -13717,14 +13388,14 @@ export interface paths {
                         "application/json": components["schemas"]["AlertRule"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -13746,13 +13417,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13761,12 +13432,12 @@ export interface paths {
                         "application/json": components["schemas"]["AlertRule"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13777,7 +13448,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13790,12 +13461,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -13806,7 +13477,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -13839,7 +13510,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13848,14 +13519,14 @@ export interface paths {
                         "application/json": components["schemas"]["AlertRule"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -13871,8 +13542,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     status?: "queued" | "retrying" | "sent" | "failed" | "quiet";
                     alert_id?: string;
                 };
@@ -13882,7 +13553,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13896,11 +13567,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13925,8 +13596,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
-                    offset?: number;
+                    limit?: components["parameters"]["query.limit"];
+                    offset?: components["parameters"]["query.offset"];
                     /** @description true: the dismissed candidates instead */
                     dismissed?: boolean;
                 };
@@ -13936,7 +13607,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13950,11 +13621,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -13983,13 +13654,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -13998,15 +13669,15 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -14034,7 +13705,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -14047,12 +13718,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -14077,7 +13748,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -14088,11 +13759,11 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -14134,7 +13805,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Created */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -14143,14 +13814,14 @@ export interface paths {
                         "application/json": components["schemas"]["McpServer"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -14172,13 +13843,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -14187,12 +13858,12 @@ export interface paths {
                         "application/json": components["schemas"]["McpServer"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -14203,7 +13874,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -14216,12 +13887,12 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         options?: never;
@@ -14235,7 +13906,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
@@ -14266,7 +13937,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -14275,15 +13946,15 @@ export interface paths {
                         "application/json": components["schemas"]["McpServer"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                409: components["responses"]["Conflict"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                409: components["responses"]["409"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         trace?: never;
@@ -14306,13 +13977,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -14321,14 +13992,14 @@ export interface paths {
                         "application/json": components["schemas"]["McpServer"];
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         delete?: never;
@@ -14350,13 +14021,13 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    id: components["parameters"]["path.id"];
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -14383,12 +14054,12 @@ export interface paths {
                         };
                     };
                 };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["TooManyRequests"];
-                503: components["responses"]["ServiceUnavailable"];
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
             };
         };
         put?: never;
@@ -14414,6 +14085,13 @@ export interface components {
             message: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description a suggest-tier agent's write, waiting for the owner's approval */
+        PendingReceipt: {
+            /** Format: uuid */
+            pending_change_id: string;
+            /** @enum {string} */
+            status: "pending";
         };
         Space: {
             /** Format: uuid */
@@ -15086,6 +14764,144 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        ServiceInput: {
+            name: string;
+            /** @enum {unknown} */
+            kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
+            category?: string;
+            /** @description The address checked; required for an http check */
+            url?: string | null;
+            /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
+            host?: string | null;
+            /** @description required for a tcp check; dns defaults to 53, tls to 443 */
+            port?: number | null;
+            status_min?: number;
+            status_max?: number;
+            keyword?: string | null;
+            /**
+             * @description http: the request method (default GET)
+             * @enum {unknown}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description http: the request body */
+            body?: string | null;
+            /** @description http: up only when the JSON answer holds `expected` at `pointer` */
+            json_query?: {
+                /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                pointer: string;
+                /** @description the value there, compared as a string */
+                expected: string;
+            } | null;
+            /** @description ping: echo requests per check (default 3) */
+            packets?: number | null;
+            /** @description dns: the name asked for (required) */
+            dns_name?: string | null;
+            /** @description dns: the record type asked for (default A) */
+            dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
+            /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
+            expect?: string | null;
+            /** @description tls: state warning when fewer days than this remain (default 14) */
+            warn_days?: number | null;
+            /** @description any kind: a check that passes slower than this makes the service degraded */
+            slow_ms?: number | null;
+            /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
+            follow_redirects?: boolean;
+            /** @description TLS certificate verification; turn off only for this service */
+            verify_tls?: boolean;
+            /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+            basic_auth?: {
+                username: string;
+                password: string;
+            } | null;
+            interval_s?: number;
+            /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
+            grace_s?: number;
+            timeout_ms?: number;
+            retries?: number;
+            enabled?: boolean;
+            external?: boolean;
+            icon?: string | null;
+            link?: string | null;
+            device_mac?: string | null;
+            notes?: string | null;
+            /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+            resource_id?: string | null;
+            /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+            host_check?: boolean;
+        };
+        ServiceChange: {
+            name?: string;
+            category?: string;
+            /** @enum {unknown} */
+            kind?: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
+            /** @description The address checked; required for an http check */
+            url?: string | null;
+            /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
+            host?: string | null;
+            /** @description required for a tcp check; dns defaults to 53, tls to 443 */
+            port?: number | null;
+            status_min?: number;
+            status_max?: number;
+            keyword?: string | null;
+            /**
+             * @description http: the request method (default GET)
+             * @enum {unknown}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description http: the request body */
+            body?: string | null;
+            /** @description http: up only when the JSON answer holds `expected` at `pointer` */
+            json_query?: {
+                /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
+                pointer: string;
+                /** @description the value there, compared as a string */
+                expected: string;
+            } | null;
+            /** @description ping: echo requests per check (default 3) */
+            packets?: number | null;
+            /** @description dns: the name asked for (required) */
+            dns_name?: string | null;
+            /** @description dns: the record type asked for (default A) */
+            dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
+            /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
+            expect?: string | null;
+            /** @description tls: state warning when fewer days than this remain (default 14) */
+            warn_days?: number | null;
+            /** @description any kind: a check that passes slower than this makes the service degraded */
+            slow_ms?: number | null;
+            /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
+            follow_redirects?: boolean;
+            /** @description TLS certificate verification; turn off only for this service */
+            verify_tls?: boolean;
+            /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
+            basic_auth?: {
+                username: string;
+                password: string;
+            } | null;
+            interval_s?: number;
+            /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
+            grace_s?: number;
+            timeout_ms?: number;
+            retries?: number;
+            enabled?: boolean;
+            external?: boolean;
+            icon?: string | null;
+            link?: string | null;
+            device_mac?: string | null;
+            notes?: string | null;
+            /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
+            resource_id?: string | null;
+            /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
+            host_check?: boolean;
+        };
         MaintenanceWindow: {
             /** Format: uuid */
             id: string;
@@ -15438,16 +15254,7 @@ export interface components {
     };
     responses: {
         /** @description Invalid input */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description The database is down or the service is shutting down */
-        ServiceUnavailable: {
+        400: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15456,16 +15263,7 @@ export interface components {
             };
         };
         /** @description No credentials, or bad ones */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description Rate limited: wait for Retry-After seconds */
-        TooManyRequests: {
+        401: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15474,34 +15272,7 @@ export interface components {
             };
         };
         /** @description Not allowed for this principal or tier */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description Conflicts with the current state */
-        Conflict: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description The body is too large */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description Unsupported media type */
-        UnsupportedMediaType: {
+        403: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15510,16 +15281,7 @@ export interface components {
             };
         };
         /** @description Not found (or outside the agent's space) */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description Valid, but not applicable */
-        UnprocessableEntity: {
+        404: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15528,7 +15290,7 @@ export interface components {
             };
         };
         /** @description Method Not Allowed */
-        MethodNotAllowed: {
+        405: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15536,17 +15298,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The upstream failed */
-        BadGateway: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description Range Not Satisfiable */
-        RangeNotSatisfiable: {
+        /** @description Conflicts with the current state */
+        409: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15555,7 +15308,70 @@ export interface components {
             };
         };
         /** @description The If-Match ETag is stale */
-        PreconditionFailed: {
+        412: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is too large */
+        413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Unsupported media type */
+        415: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Range Not Satisfiable */
+        416: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Valid, but not applicable */
+        422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Rate limited: wait for Retry-After seconds */
+        429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The upstream failed */
+        502: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The database is down or the service is shutting down */
+        503: {
             headers: {
                 [name: string]: unknown;
             };
@@ -15564,12 +15380,34 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        "query.limit": number;
+        "query.offset": number;
+        "path.id": string;
+        "path.key": string;
+        /** @description the ETag the edit was made against: a newer version is 412, never overwritten */
+        "header.if-match": string;
+        "query.space_id": string;
+        "path.id.2": string;
+        /** @description only rows with this tag (any case) */
+        "query.tag": string;
+        "query.since": string;
+        /** @description six hex digits, with or without # (send # as %23); brand and mdi icons only */
+        "query.color": string;
+        "path.set": string;
+        "path.mac": string;
+        /** @description the push service’s heartbeat token */
+        "path.token": string;
+        "path.slug": string;
+        /** @description false: store without trying the upstream first */
+        "query.test": boolean;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type SchemaErrorResponse = components['schemas']['ErrorResponse'];
+export type SchemaPendingReceipt = components['schemas']['PendingReceipt'];
 export type SchemaSpace = components['schemas']['Space'];
 export type SchemaSetting = components['schemas']['Setting'];
 export type SchemaTheme = components['schemas']['Theme'];
@@ -15600,6 +15438,8 @@ export type SchemaSessionState = components['schemas']['SessionState'];
 export type SchemaBrowserSession = components['schemas']['BrowserSession'];
 export type SchemaDevice = components['schemas']['Device'];
 export type SchemaService = components['schemas']['Service'];
+export type SchemaServiceInput = components['schemas']['ServiceInput'];
+export type SchemaServiceChange = components['schemas']['ServiceChange'];
 export type SchemaMaintenanceWindow = components['schemas']['MaintenanceWindow'];
 export type SchemaDashboardLayout = components['schemas']['DashboardLayout'];
 export type SchemaBackupRun = components['schemas']['BackupRun'];
@@ -15616,19 +15456,34 @@ export type SchemaAlertDelivery = components['schemas']['AlertDelivery'];
 export type SchemaDiscoveredApp = components['schemas']['DiscoveredApp'];
 export type SchemaMcpServer = components['schemas']['McpServer'];
 export type SchemaPageNode = components['schemas']['PageNode'];
-export type ResponseBadRequest = components['responses']['BadRequest'];
-export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
-export type ResponseUnauthorized = components['responses']['Unauthorized'];
-export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
-export type ResponseForbidden = components['responses']['Forbidden'];
-export type ResponseConflict = components['responses']['Conflict'];
-export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
-export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
-export type ResponseNotFound = components['responses']['NotFound'];
-export type ResponseUnprocessableEntity = components['responses']['UnprocessableEntity'];
-export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
-export type ResponseBadGateway = components['responses']['BadGateway'];
-export type ResponseRangeNotSatisfiable = components['responses']['RangeNotSatisfiable'];
-export type ResponsePreconditionFailed = components['responses']['PreconditionFailed'];
+export type Response400 = components['responses']['400'];
+export type Response401 = components['responses']['401'];
+export type Response403 = components['responses']['403'];
+export type Response404 = components['responses']['404'];
+export type Response405 = components['responses']['405'];
+export type Response409 = components['responses']['409'];
+export type Response412 = components['responses']['412'];
+export type Response413 = components['responses']['413'];
+export type Response415 = components['responses']['415'];
+export type Response416 = components['responses']['416'];
+export type Response422 = components['responses']['422'];
+export type Response429 = components['responses']['429'];
+export type Response502 = components['responses']['502'];
+export type Response503 = components['responses']['503'];
+export type ParameterQueryLimit = components['parameters']['query.limit'];
+export type ParameterQueryOffset = components['parameters']['query.offset'];
+export type ParameterPathId = components['parameters']['path.id'];
+export type ParameterPathKey = components['parameters']['path.key'];
+export type ParameterHeaderIfMatch = components['parameters']['header.if-match'];
+export type ParameterQuerySpaceId = components['parameters']['query.space_id'];
+export type ParameterPathId_2 = components['parameters']['path.id.2'];
+export type ParameterQueryTag = components['parameters']['query.tag'];
+export type ParameterQuerySince = components['parameters']['query.since'];
+export type ParameterQueryColor = components['parameters']['query.color'];
+export type ParameterPathSet = components['parameters']['path.set'];
+export type ParameterPathMac = components['parameters']['path.mac'];
+export type ParameterPathToken = components['parameters']['path.token'];
+export type ParameterPathSlug = components['parameters']['path.slug'];
+export type ParameterQueryTest = components['parameters']['query.test'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;
