@@ -5732,7 +5732,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search brand and set icons by name, for an icon picker
+         * Search brand, set and Material Design icons by name, for an icon picker
          * @description Exact matches first, then names starting with q, then names holding it.
          */
         get: {
@@ -5757,9 +5757,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                /** @description the iconRef: brand:<slug> or set:<set>:<name> */
+                                /** @description the iconRef: brand:<slug>, set:<set>:<name> or mdi:<name> */
                                 ref: string;
-                                source: "brand" | "set";
+                                source: "brand" | "set" | "mdi";
                                 name: string;
                                 title: string;
                                 set: string | null;
