@@ -11,6 +11,7 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { resealStoredHeaders, storedHeaderPlaces } from '../dashboard/custom-headers.ts';
 import { replaceCheckPassword, replaceSecrets, sealedCheckPasswords, sealedSecrets } from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
@@ -75,7 +76,10 @@ interface SealedPlace {
   sealed: string;
 }
 
-/** Every value sealed under the hub's key: the integrations' secrets and the health checks' passwords. */
+/**
+ * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and the custom
+ * cards' headers.
+ */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
   const passwords = await sealedCheckPasswords(sql, options);
@@ -84,6 +88,7 @@ async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<Sealed
       Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
     ),
     ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
+    ...(await storedHeaderPlaces(sql, options)),
   ];
 }
 
@@ -143,7 +148,9 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
     }
-    let count = 0;
+    let count = await resealStoredHeaders(tx, (place, sealed) =>
+      sealSecret(next, place, openSecret(current, place, sealed)),
+    );
     for (const { id, sealed } of passwords) {
       const place = checkPasswordPlace(id);
       await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));

@@ -9071,7 +9071,7 @@ export interface paths {
         put?: never;
         /**
          * A custom card's values
-         * @description The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ok: false with the reason.
+         * @description The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ok: false with the reason. With card_id (and board_id for a board other than the default), the saved card's headers are sent, opened only for this call: a layout never shows them.
          */
         post: {
             parameters: {
@@ -9085,8 +9085,12 @@ export interface paths {
                     "application/json": {
                         title?: string;
                         url: string;
+                        /** @description write-only: a layout answers { set: true } for each stored header; { set: true } (or leaving the header out) keeps the stored value, a string replaces it, null removes it */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: string | null | {
+                                /** @enum {boolean} */
+                                set: true;
+                            };
                         };
                         fields: {
                             label: string;
@@ -9095,6 +9099,10 @@ export interface paths {
                             format?: "text" | "number" | "bytes" | "percent" | "duration" | "date";
                         }[];
                         interval_s?: number;
+                        /** @description the saved card whose stored headers are sent (those the body does not give as a string) */
+                        card_id?: string;
+                        /** Format: uuid */
+                        board_id?: string;
                     };
                 };
             };
@@ -9124,6 +9132,7 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
                 429: components["responses"]["TooManyRequests"];
