@@ -3,6 +3,7 @@
 // checks; cloud metadata never), with a time limit, and cached for the card's interval. An unreachable upstream, an
 // error status or an answer that is not JSON is the card's reason, never a 5xx.
 import { type Static, Type } from 'typebox';
+import { Uuid } from '../../lib/schemas.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
 
 export const customFormats = ['text', 'number', 'bytes', 'percent', 'duration', 'date'] as const;
@@ -12,9 +13,20 @@ export const CustomCardConfig = Type.Object(
     title: Type.Optional(Type.String({ maxLength: 100 })),
     url: Type.String({ pattern: '^https?://', maxLength: 2048 }),
     headers: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 4096 }), {
-        maxProperties: 10,
-      }),
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
+        Type.Union([
+          Type.String({ maxLength: 4096 }),
+          Type.Null(),
+          Type.Object({ set: Type.Literal(true) }, { additionalProperties: false }),
+        ]),
+        {
+          maxProperties: 10,
+          description:
+            'write-only: a layout answers { set: true } for each stored header; { set: true } (or leaving the ' +
+            'header out) keeps the stored value, a string replaces it, null removes it',
+        },
+      ),
     ),
     fields: Type.Array(
       Type.Object(
@@ -36,6 +48,26 @@ export const CustomCardConfig = Type.Object(
   { additionalProperties: false, $id: 'CustomCardConfig' },
 );
 export type CustomCardConfig = Static<typeof CustomCardConfig>;
+
+export const CustomCardRead = Type.Object(
+  {
+    ...CustomCardConfig.properties,
+    card_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'the saved card whose stored headers are sent (those the body does not give as a string)',
+      }),
+    ),
+    board_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+export type CustomCardRead = Static<typeof CustomCardRead>;
+
+/** The headers an upstream is called with: plain text only. */
+export type CustomCardRequest = Omit<CustomCardConfig, 'headers'> & { headers?: Record<string, string> };
 
 export const CustomCardData = Type.Object(
   {
@@ -109,7 +141,7 @@ export function formatValue(value: unknown, format: (typeof customFormats)[numbe
 }
 
 /** Reads the card's upstream and picks its values. */
-export async function readCustomCard(config: CustomCardConfig, timeoutMs: number): Promise<CustomCardData> {
+export async function readCustomCard(config: CustomCardRequest, timeoutMs: number): Promise<CustomCardData> {
   const fetched_at = new Date().toISOString();
   const failed = (message: string): CustomCardData => ({ ok: false, message, fields: [], fetched_at });
   let body: unknown;
@@ -147,7 +179,7 @@ export class CustomCardCache {
     this.timeoutMs = timeoutMs;
   }
 
-  read(config: CustomCardConfig, now = Date.now()): Promise<CustomCardData> {
+  read(config: CustomCardRequest, now = Date.now()): Promise<CustomCardData> {
     const key = JSON.stringify(config);
     const cached = this.#entries.get(key);
     if (cached && cached.until > now) return cached.data;

@@ -11,10 +11,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
+import { SecretUnreadableError } from '../../lib/secrets.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { boardKeyPrefix, layoutKeyOfBoard } from '../boards/layout-key.ts';
-import { CustomCardCache, CustomCardConfig, CustomCardData } from './custom.ts';
+import { openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
+import { CustomCardCache, CustomCardData, CustomCardRead } from './custom.ts';
+import { maskLayoutHeaders, sealedLayoutHeaders, sealLayoutHeaders } from './custom-headers.ts';
 import { defaultLayout, normaliseLayout } from './layout.ts';
 import { Layout, LayoutInput } from './schema.ts';
 import { dashboardSetting } from './setting.ts';
@@ -79,7 +82,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
 
   async function sendLayout(reply: FastifyReply, key: string): Promise<FastifyReply> {
     const found = await read(key);
-    found.text ??= JSON.stringify(found.layout);
+    found.text ??= JSON.stringify(maskLayoutHeaders(found.layout));
     return reply.header('etag', found.etag).type('application/json; charset=utf-8').send(found.text);
   }
 
@@ -92,20 +95,51 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     const layout = normaliseLayout(body);
     const saved = await app.sql.begin(async (tx) => {
       await lockLayout(tx, key);
-      if (ifMatch !== undefined) {
-        const now = current(await findLayouts(tx, [key, baseKey]), key);
-        if (!matches(ifMatch, now.etag)) {
-          throw hubError('LAYOUT_CHANGED', `the layout changed since ${ifMatch} (now ${now.etag})`);
-        }
+      const now = current(await findLayouts(tx, [key, baseKey]), key);
+      if (ifMatch !== undefined && !matches(ifMatch, now.etag)) {
+        throw hubError('LAYOUT_CHANGED', `the layout changed since ${ifMatch} (now ${now.etag})`);
       }
-      return saveLayout(tx, key, layout);
+      const sealed = await sealLayoutHeaders(layout, now.layout, (place, value) =>
+        sealHubSecret(app.config.server, place, value),
+      );
+      return saveLayout(tx, key, sealed);
     });
     cache.clear();
     reply.header('etag', `"o${saved.revision}"`);
-    return saved.layout;
+    return maskLayoutHeaders(saved.layout);
   }
 
   const custom = new CustomCardCache(app.config.dashboard.upstreamTimeoutMs);
+
+  /** The headers a card's read sends: those the body gives as text, else the saved card's, opened. */
+  async function customHeaders(
+    request: FastifyRequest,
+    body: CustomCardRead,
+  ): Promise<Record<string, string>> {
+    const given = body.headers ?? {};
+    const headers: Record<string, string> = {};
+    if (body.card_id !== undefined) {
+      const key = body.board_id
+        ? await layoutKeyOfBoard(app.sql, body.board_id, ownerKey(request))
+        : ownerKey(request);
+      const card = (await read(key)).layout.cards.find((one) => one.id === body.card_id);
+      for (const { name, place, sealed } of card
+        ? sealedLayoutHeaders({ mode: 'snap', cards: [card] })
+        : []) {
+        try {
+          headers[name] = await openHubSecret(app.config.server, place, sealed);
+        } catch (error) {
+          if (!(error instanceof SecretUnreadableError)) throw error;
+          // A value that will not open is not sent; the upstream's refusal tells the owner to enter it again.
+        }
+      }
+    }
+    for (const [name, value] of Object.entries(given)) {
+      if (typeof value === 'string') headers[name] = value;
+      else if (value === null) delete headers[name];
+    }
+    return headers;
+  }
   await app.register(
     ownerOnly(async (owner) => {
       owner.post(
@@ -118,12 +152,16 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
               "The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, " +
               'as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for ' +
               'interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ' +
-              'ok: false with the reason.',
-            body: CustomCardConfig,
-            response: { 200: CustomCardData, ...errors(400, 401, 403) },
+              'ok: false with the reason. With card_id (and board_id for a board other than the default), the ' +
+              "saved card's headers are sent, opened only for this call: a layout never shows them.",
+            body: CustomCardRead,
+            response: { 200: CustomCardData, ...errors(400, 401, 403, 404) },
           },
         },
-        async (request) => custom.read(request.body),
+        async (request) => {
+          const { card_id: _card, board_id: _board, ...config } = request.body;
+          return custom.read({ ...config, headers: await customHeaders(request, request.body) });
+        },
       );
 
       owner.get(

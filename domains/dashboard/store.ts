@@ -27,3 +27,21 @@ export async function saveLayout(tx: Db, key: string, layout: Layout): Promise<L
     returning owner_key, layout, revision`;
   return row;
 }
+
+/** The layouts holding sealed custom-card headers (the key check and rotation open them). */
+export async function layoutsWithSealedHeaders(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ owner_key: string; layout: Layout }[]> {
+  return sql<{ owner_key: string; layout: Layout }[]>`
+    select owner_key, layout from dashboard_layouts
+    where exists (
+      select 1 from jsonb_array_elements(layout->'cards') as card
+      where card->>'type' = 'custom' and card->'config' ? 'headers')
+    order by owner_key ${options.lock ? sql`for update` : sql``}`;
+}
+
+/** A layout with its headers sealed again: the same layout, so its revision (its ETag) stays. */
+export async function replaceLayoutHeaders(sql: Db, ownerKey: string, layout: Layout): Promise<void> {
+  await sql`update dashboard_layouts set layout = ${sql.json(layout as never)} where owner_key = ${ownerKey}`;
+}

@@ -4,6 +4,7 @@
 // serving a cached icon asks the database nothing.
 import type { Db } from '../../plugins/db.ts';
 import { allBrands, type Brand, findBrand } from './brands.ts';
+import { mdiNames } from './mdi.ts';
 import { allIconLocations, type IconLocation } from './store.ts';
 
 export type IconSource = { kind: 'set'; icon: IconLocation } | { kind: 'brand'; brand: Brand };
@@ -64,7 +65,7 @@ export async function resolveIcon(
 
 export interface SearchHit {
   ref: string;
-  source: 'brand' | 'set';
+  source: 'brand' | 'set' | 'mdi';
   name: string;
   title: string;
   set: string | null;
@@ -73,7 +74,7 @@ export interface SearchHit {
   url: string;
 }
 
-/** Brand and set icons whose name or title holds `q`: exact matches first, then prefixes, then the rest. */
+/** Set, brand and Material Design icons whose name or title holds `q`: exact matches first, then prefixes, then the rest. */
 export async function searchIcons(index: SetIconIndex, q: string): Promise<SearchHit[]> {
   const needle = q.trim().toLowerCase();
   const hits: { hit: SearchHit; rank: number }[] = [];
@@ -116,6 +117,23 @@ export async function searchIcons(index: SetIconIndex, q: string): Promise<Searc
         type: 'svg',
         hex: brand.hex,
         url: `/api/icons/${brand.slug}.svg`,
+      },
+    });
+  }
+  for (const name of await mdiNames()) {
+    const r = rank(name);
+    if (r < 0) continue;
+    hits.push({
+      rank: r,
+      hit: {
+        ref: `mdi:${name}`,
+        source: 'mdi',
+        name,
+        title: name,
+        set: null,
+        type: 'svg',
+        hex: null,
+        url: `/api/icons/mdi/${name}.svg`,
       },
     });
   }

@@ -17,6 +17,11 @@ type IconSet = Parameters<typeof getIconData>[0];
 
 const loadSet = lazy(async (): Promise<IconSet> => JSON.parse(await readFile(dataFile, 'utf8')));
 
+/** Every icon's own name in the set (aliases left out, so the picker lists each drawing once). */
+export async function mdiNames(): Promise<string[]> {
+  return Object.keys((await loadSet()).icons);
+}
+
 /** Whether the set has an icon of this name (an alias counts). */
 export async function mdiExists(name: string): Promise<boolean> {
   return mdiNamePattern.test(name) && getIconData(await loadSet(), name) !== null;

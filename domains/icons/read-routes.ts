@@ -76,7 +76,7 @@ export function readRoutes(shared: { index: SetIconIndex; cache: RenderCache }):
       {
         schema: {
           tags,
-          summary: 'Search brand and set icons by name, for an icon picker',
+          summary: 'Search brand, set and Material Design icons by name, for an icon picker',
           description: 'Exact matches first, then names starting with q, then names holding it.',
           querystring: SearchQuery,
           response: { 200: SearchResult, ...errors(400) },

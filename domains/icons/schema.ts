@@ -115,8 +115,8 @@ export const SearchQuery = Type.Object({
 });
 
 export const SearchHit = Type.Object({
-  ref: Type.String({ description: 'the iconRef: brand:<slug> or set:<set>:<name>' }),
-  source: Type.Union([Type.Literal('brand'), Type.Literal('set')]),
+  ref: Type.String({ description: 'the iconRef: brand:<slug>, set:<set>:<name> or mdi:<name>' }),
+  source: Type.Union([Type.Literal('brand'), Type.Literal('set'), Type.Literal('mdi')]),
   name: Type.String(),
   title: Type.String(),
   set: Type.Union([Type.String(), Type.Null()]),

@@ -11,6 +11,7 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { resealStoredHeaders, storedHeaderPlaces } from '../dashboard/custom-headers.ts';
 import { headerPlace, replaceHeaders, sealedHeaders } from '../mcp-servers/sealed.ts';
 import {
   replaceCheckPassword,
@@ -90,7 +91,7 @@ interface SealedPlace {
 
 /**
  * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords, the alert
- * targets' secrets and the downstream MCP servers' headers.
+ * targets' secrets, the downstream MCP servers' headers and the custom cards' headers.
  */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
@@ -111,6 +112,7 @@ async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<Sealed
         sealed,
       })),
     ),
+    ...(await storedHeaderPlaces(sql, options)),
   ];
 }
 
@@ -172,7 +174,9 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
     }
-    let count = 0;
+    let count = await resealStoredHeaders(tx, (place, sealed) =>
+      sealSecret(next, place, openSecret(current, place, sealed)),
+    );
     for (const { id, sealed } of passwords) {
       const place = checkPasswordPlace(id);
       await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));

@@ -1,6 +1,7 @@
 // The launcher in a real browser: the apps card's tiles by group with their status dots (latency on hover), a tile
 // opening its link in a new tab, quick launch (typing with no field focused filters, Enter opens the first, arrows
-// move, Escape clears), board tabs, and the Homepage import dialog in Settings (dry run, then import).
+// move, Escape clears), board tabs, edit mode (an app added with an mdi icon from the picker, edited, moved to another
+// group and within it, deleted), and the Homepage import dialog in Settings (dry run, then import).
 import t from 'tap';
 import { ownerToken } from '../helpers/app.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot } from './browser.ts';
@@ -131,6 +132,67 @@ t.test('board tabs switch the layout shown', async (t) => {
   await page.getByRole('tab', { name: 'Home' }).click();
   await page.locator('.grid-stack-item[gs-id="tiles"] .app-tile').nth(2).waitFor();
   t.equal(await page.locator('.app-tile').count(), 3);
+  t.same(problems, []);
+});
+
+t.test('edit mode: add an app with a picked mdi icon, edit it, move it, delete it', async (t) => {
+  const inGroup = (group: string) =>
+    hub.sql`select name, icon, position from apps where group_name = ${group} order by position`;
+  const tilesOf = (group: string) =>
+    page
+      .getByRole('region', { name: group })
+      .locator('.app-tile')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-app')));
+  await page.getByRole('button', { name: 'Edit apps' }).click();
+  await page.getByRole('button', { name: 'Edit Jellyfin' }).waitFor();
+  t.equal(await page.locator('a.app-tile').count(), 0, 'tiles are not links while editing');
+
+  await page.getByRole('button', { name: 'Add app to Media' }).click();
+  const adding = page.getByRole('dialog', { name: 'Add an app' });
+  await adding.getByLabel('Name').fill('Sonarr');
+  await adding.getByLabel('Link').fill(link('sonarr'));
+  await adding.getByLabel('Description').fill('Series');
+  await adding.getByRole('searchbox').fill('television-classic');
+  await adding.locator('button[title="mdi:television-classic"]').click();
+  await adding.getByText('mdi:television-classic', { exact: true }).waitFor();
+  await adding.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.app-tile[data-app="Sonarr"]').waitFor();
+  t.same(await tilesOf('Media'), ['Jellyfin', 'Jellyseerr', 'Sonarr']);
+  t.equal(
+    await page.locator('.app-tile[data-app="Sonarr"] img').getAttribute('src'),
+    '/api/icons/mdi/television-classic.svg',
+  );
+  t.match((await inGroup('Media'))[2], { name: 'Sonarr', icon: 'mdi:television-classic', position: 2 });
+
+  await page.getByRole('button', { name: 'Edit Sonarr' }).click();
+  const editing = page.getByRole('dialog', { name: 'Edit Sonarr' });
+  await editing.getByLabel('Name').fill('Sonarr TV');
+  await editing.getByLabel('Group').fill('Infrastructure');
+  await editing.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('region', { name: 'Infrastructure' }).locator('[data-app="Sonarr TV"]').waitFor();
+  t.same(await tilesOf('Media'), ['Jellyfin', 'Jellyseerr'], 'moved out of its group');
+  t.same(await tilesOf('Infrastructure'), ['Proxmox', 'Sonarr TV'], 'at the end of the other one');
+
+  await page.getByRole('button', { name: 'Move Sonarr TV earlier' }).click();
+  await page.locator('[aria-label="Infrastructure"] li:first-child [data-app="Sonarr TV"]').waitFor();
+  t.same(
+    (await inGroup('Infrastructure')).map((row) => `${row.position} ${row.name}`),
+    ['0 Sonarr TV', '1 Proxmox'],
+  );
+  t.equal(await page.getByRole('button', { name: 'Move Sonarr TV earlier' }).isDisabled(), true);
+  await checkAccessible(t, page, 'launcher edit mode');
+
+  await page.getByRole('button', { name: 'Delete Sonarr TV' }).click();
+  await page
+    .getByRole('dialog', { name: 'Delete the app "Sonarr TV"?' })
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  await page.locator('.app-tile[data-app="Sonarr TV"]').waitFor({ state: 'detached' });
+  t.same(await tilesOf('Infrastructure'), ['Proxmox']);
+  t.equal((await hub.sql`select count(*)::int as n from apps where name like 'Sonarr%'`)[0].n, 0);
+
+  await page.getByRole('button', { name: 'Done editing' }).click();
+  await page.locator('a.app-tile[data-app="Proxmox"]').waitFor();
   t.same(problems, []);
 });
 

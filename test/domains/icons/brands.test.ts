@@ -132,6 +132,12 @@ t.test('set icons come before brands; ?set= picks the set; search and iconRefs s
       url: '/api/icons/github.svg',
     },
   );
+  const mdi = await ta.anon({ method: 'GET', url: '/api/icons?q=router-wireless&limit=100' });
+  t.match(
+    mdi.json().items.find((hit: { ref: string }) => hit.ref === 'mdi:router-wireless'),
+    { source: 'mdi', url: '/api/icons/mdi/router-wireless.svg' },
+    'Material Design icons are found too',
+  );
   const page = await ta.anon({ method: 'GET', url: '/api/icons?q=a&limit=5&offset=5' });
   t.equal(page.json().items.length, 5);
   t.ok(page.json().total > 100);

@@ -8,6 +8,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { Icon } from '../../components/Icon.tsx';
 import { useData } from '../../data.ts';
 import { failed, toast } from '../../state.ts';
+import { editingApps } from './app-editor.tsx';
 import { BoardTabs } from './board-tabs.tsx';
 import { loadBoards, readLayout, writeLayout } from './boards.ts';
 import { type Card, cardData } from './cards/index.tsx';
@@ -131,6 +132,13 @@ export default function Dashboard() {
               Free
             </button>
           </div>
+          <button
+            type="button"
+            aria-pressed={editingApps.value}
+            onClick={() => (editingApps.value = !editingApps.value)}
+          >
+            <Icon name="edit" size={15} /> {editingApps.value ? 'Done editing' : 'Edit apps'}
+          </button>
           <select
             aria-label="Card to add"
             value={adding.value}

@@ -4,15 +4,22 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { paths } from '../../../api.d.ts';
 import { api, ok } from '../../../client.ts';
+import { activeBoard } from '../boards.ts';
 
 type Read = paths['/api/dashboard/custom']['post'];
 type CustomConfig = Read['requestBody']['content']['application/json'];
 type CustomData = Read['responses'][200]['content']['application/json'];
 
-export function CustomCard({ config }: { config: Record<string, unknown> }) {
+export function CustomCard({ id, config }: { id: string; config: Record<string, unknown> }) {
   const data = useSignal<CustomData | null>(null);
   const failure = useSignal<string | null>(null);
-  const body = config as unknown as CustomConfig;
+  // The card's stored headers are write-only: the hub sends them when the read names the saved card.
+  const board = activeBoard.value;
+  const body = {
+    ...(config as unknown as CustomConfig),
+    card_id: id,
+    board_id: board && !board.is_default ? board.id : undefined,
+  };
   const key = JSON.stringify(config);
   useEffect(() => {
     if (typeof body.url !== 'string' || !Array.isArray(body.fields)) return;

@@ -85,7 +85,7 @@ export function CardContent({ card }: { card: Card }) {
   if (card.type === 'blank') return null;
   if (card.type === 'apps') return <AppsCard config={config} />;
   if (card.type === 'bookmarks') return <BookmarksCard config={config} />;
-  if (card.type === 'custom') return <CustomCard config={config} />;
+  if (card.type === 'custom') return <CustomCard id={card.id} config={config} />;
   if (data === undefined) return <Wait>No data yet</Wait>;
   const problem = failure(data);
   if (problem !== null) return <SetUpIntegration type={card.type} problem={problem} />;
