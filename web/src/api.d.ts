@@ -6150,7 +6150,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search brand and set icons by name, for an icon picker
+         * Search brand, set and Material Design icons by name, for an icon picker
          * @description Exact matches first, then names starting with q, then names holding it.
          */
         get: {
@@ -6175,9 +6175,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                /** @description the iconRef: brand:<slug> or set:<set>:<name> */
+                                /** @description the iconRef: brand:<slug>, set:<set>:<name> or mdi:<name> */
                                 ref: string;
-                                source: "brand" | "set";
+                                source: "brand" | "set" | "mdi";
                                 name: string;
                                 title: string;
                                 set: string | null;
@@ -9388,7 +9388,7 @@ export interface paths {
         put?: never;
         /**
          * A custom card's values
-         * @description The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ok: false with the reason.
+         * @description The card's config: its JSON endpoint (read by the hub with a time limit; a LAN address is allowed, as for health checks) and the fields to show, each a JSON Pointer with a format. Cached for interval_s (default 60). An unreachable upstream, an error status or an answer that is not JSON is ok: false with the reason. With card_id (and board_id for a board other than the default), the saved card's headers are sent, opened only for this call: a layout never shows them.
          */
         post: {
             parameters: {
@@ -9402,8 +9402,12 @@ export interface paths {
                     "application/json": {
                         title?: string;
                         url: string;
+                        /** @description write-only: a layout answers { set: true } for each stored header; { set: true } (or leaving the header out) keeps the stored value, a string replaces it, null removes it */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: string | null | {
+                                /** @enum {boolean} */
+                                set: true;
+                            };
                         };
                         fields: {
                             label: string;
@@ -9412,6 +9416,10 @@ export interface paths {
                             format?: "text" | "number" | "bytes" | "percent" | "duration" | "date";
                         }[];
                         interval_s?: number;
+                        /** @description the saved card whose stored headers are sent (those the body does not give as a string) */
+                        card_id?: string;
+                        /** Format: uuid */
+                        board_id?: string;
                     };
                 };
             };
@@ -9441,6 +9449,7 @@ export interface paths {
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
+                404: components["responses"]["404"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
                 429: components["responses"]["429"];
