@@ -5,11 +5,12 @@
 // importing the same files again updates in place and creates nothing.
 
 import type { Config } from '../../config/index.ts';
+import { HubError } from '../../lib/errors.ts';
 import { isWebUrl } from '../../lib/input.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import type { WriteContext } from '../entities/handler.ts';
 import { applyEntityWriteIn } from '../entities/registry.ts';
-import { ensureHttpService } from '../health/monitor.ts';
+import { ensureService, type WatchedTarget } from '../health/monitor.ts';
 import { findBrand } from '../icons/brands.ts';
 import { mdiExists } from '../icons/mdi.ts';
 import { writeSetting } from '../settings/registry.ts';
@@ -53,6 +54,17 @@ export async function mapIcon(icon: unknown): Promise<string | null> {
 /** The owner's write context, with the configuration (a siteMonitor's credentials are sealed under its key). */
 type ImportContext = WriteContext & { config: Config };
 
+/** Homepage's `ping` names a host, or a URL whose host is pinged. */
+function pingHost(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.hostname) return url.hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // Not a URL: a host name or an address.
+  }
+  return value;
+}
+
 async function importService(
   tx: Db,
   ctx: ImportContext,
@@ -74,28 +86,38 @@ async function importService(
       reason: `service widget of type ${type} is not imported`,
     });
   }
-  let serviceId: string | null | undefined;
+  let serviceId: string | undefined;
+  // A check linked to the app: its siteMonitor (http), else its ping; the other is kept as a service of its own.
+  const watch = async (target: WatchedTarget) => {
+    const linked = await ensureService(tx, ctx.config.server, target).catch((error) => {
+      if (error instanceof HubError) {
+        report.skipped.push({ kind: 'service', ...where, reason: error.message });
+        return undefined;
+      }
+      throw error;
+    });
+    if (linked === undefined) return;
+    if (linked === null) {
+      report.skipped.push({
+        kind: 'service',
+        ...where,
+        reason: 'a discovered candidate checks this target: promote it in Services to link it',
+      });
+      return;
+    }
+    serviceId ??= linked.id;
+    (linked.created ? report.created : report.updated).push({ kind: 'service', ...where });
+  };
   const monitor = text(fields.siteMonitor);
   if (monitor) {
     if (!isWebUrl(monitor)) {
       report.skipped.push({ kind: 'service', ...where, reason: 'siteMonitor is not an http(s) URL' });
     } else {
-      const linked = await ensureHttpService(tx, ctx.config.server, { name, category: group, url: monitor });
-      if (linked === null) {
-        report.skipped.push({
-          kind: 'service',
-          ...where,
-          reason: 'a discovered candidate checks this URL: promote it in Services to link it',
-        });
-      } else {
-        serviceId = linked.id;
-        (linked.created ? report.created : report.updated).push({ kind: 'service', ...where });
-      }
+      await watch({ kind: 'http', name, category: group, url: monitor });
     }
   }
-  if (fields.ping !== undefined) {
-    report.skipped.push({ kind: 'service', ...where, reason: 'ping host checks are not supported yet' });
-  }
+  const ping = text(fields.ping);
+  if (ping) await watch({ kind: 'ping', name, category: group, host: pingHost(ping) });
   const icon = await mapIcon(fields.icon);
   const iconName = text(fields.icon);
   if (iconName && icon === null) {

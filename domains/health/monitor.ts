@@ -1,20 +1,26 @@
-// A monitored service for another domain's import (the Homepage import's siteMonitor): the http check of a URL, or
-// the service already checking that target.
+// A monitored service for another domain's import (the Homepage import's siteMonitor and ping): the http check of a
+// URL or the ping of a host, or the service already checking that target.
 import type { Db } from '../../plugins/db.ts';
 import { insertSealed, type KeyConfig } from './credentials.ts';
 import { checkDefinition } from './definition.ts';
 import { serviceWithTarget } from './store.ts';
 
+/** What an import asks to be watched: a URL over http, or a host answering ping. */
+export type WatchedTarget = { name: string; category: string } & (
+  | { kind: 'http'; url: string }
+  | { kind: 'ping'; host: string }
+);
+
 /**
- * The id of the service checking `url` over http, added when none does yet (`created` says which); null when a
- * discovered candidate checks it (the owner promotes or dismisses candidates).
+ * The id of the service checking the target (an http URL or a ping host), added when none does yet (`created` says
+ * which); null when a discovered candidate checks it (the owner promotes or dismisses candidates).
  */
-export async function ensureHttpService(
+export async function ensureService(
   sql: Db,
   config: KeyConfig,
-  service: { name: string; category: string; url: string },
+  service: WatchedTarget,
 ): Promise<{ id: string; created: boolean } | null> {
-  const { definition, ...secrets } = checkDefinition({ kind: 'http', ...service });
+  const { definition, ...secrets } = checkDefinition(service);
   const existing = await serviceWithTarget(sql, definition.target);
   if (existing) return existing.discovered ? null : { id: existing.id, created: false };
   const id = await insertSealed(sql, config, definition, secrets);

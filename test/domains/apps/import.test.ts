@@ -41,6 +41,7 @@ t.test('a dry run reports what the import would do and writes nothing', async (t
   t.equal(named(report.created, 'app').length, 22);
   t.same(named(report.created, 'service'), [
     'Home/Home Assistant',
+    'Infrastructure/Pi-hole',
     'Infrastructure/Proxmox',
     'Media/Jellyfin',
     'Productivity/Nextcloud',
@@ -72,7 +73,12 @@ t.test(
     ]);
     const sonarr = report.skipped.find((item: Item) => item.name === 'Sonarr');
     t.match(sonarr.reason, /type sonarr/);
-    t.same(named(report.skipped, 'service'), ['Infrastructure/Pi-hole', 'Infrastructure/Router']);
+    t.same(named(report.skipped, 'service'), [], 'ping entries are checks now');
+    t.same(
+      named(report.updated, 'service'),
+      ['Infrastructure/Router'],
+      'the ping of the same host is reused',
+    );
     t.same(named(report.skipped, 'icon'), ['Home/Frigate', 'Home/Mealie']);
     t.same(named(report.updated, 'setting'), ['weather']);
 
@@ -88,11 +94,13 @@ t.test(
     t.match(byName.get('Home Assistant'), { icon: 'brand:homeassistant', status: 'pending' });
     t.match(byName.get('Navidrome'), { icon: null });
     t.match(byName.get('Frigate'), { icon: null });
-    const services = await ta.sql`select id, name, category, url from monitored_services order by name`;
+    const services =
+      await ta.sql`select id, name, category, url, kind, host from monitored_services order by name`;
     t.same(
       services.map((row) => `${row.category}/${row.name} ${row.url}`),
       [
         'Home/Home Assistant http://127.0.0.1:8123/',
+        'Infrastructure/Pi-hole null',
         'Media/Jellyfin http://127.0.0.1:8096/health',
         'Productivity/Nextcloud https://127.0.0.1:8443/status.php',
         'Infrastructure/Proxmox https://127.0.0.1:8006/',
@@ -100,6 +108,10 @@ t.test(
     );
     const jellyfinService = services.find((row) => row.name === 'Jellyfin');
     t.equal((byName.get('Jellyfin') as { service_id: string }).service_id, jellyfinService?.id, 'linked');
+    const ping = services.find((row) => row.name === 'Pi-hole');
+    t.match(ping, { kind: 'ping', host: '127.0.0.1' }, 'a ping entry is a ping check of its host');
+    t.equal((byName.get('Pi-hole') as { service_id: string }).service_id, ping?.id, 'linked to its app');
+    t.equal((byName.get('Router') as { service_id: string }).service_id, ping?.id, 'one check per host');
 
     const refs = (await ta.asOwner({ method: 'GET', url: `/api/refs?space_id=${space.id}` })).json();
     t.same(
@@ -132,7 +144,7 @@ t.test('importing the same files again updates in place and creates nothing', as
   const report = response.json();
   t.same(report.created, []);
   t.equal(named(report.updated, 'app').length, 22);
-  t.equal(named(report.updated, 'service').length, 4);
+  t.equal(named(report.updated, 'service').length, 6, 'four http checks, the ping for two apps');
   t.equal(named(report.updated, 'ref').length, 3);
   t.same(await counts(), before);
   const media = (await ta.asOwner({ method: 'GET', url: '/api/apps?group=Media' })).json().items;
