@@ -11,7 +11,14 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { replaceCheckPassword, replaceSecrets, sealedCheckPasswords, sealedSecrets } from './store.ts';
+import {
+  replaceCheckHeaders,
+  replaceCheckPassword,
+  replaceSecrets,
+  sealedCheckHeaders,
+  sealedCheckPasswords,
+  sealedSecrets,
+} from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
 
@@ -69,21 +76,30 @@ export function checkPasswordPlace(serviceId: string): SecretPlace {
   return { kind: 'health', field: `basic_auth_password:${serviceId}` };
 }
 
+/** Where a health check's request header value is sealed: bound to its service and the header's name. */
+export function checkHeaderPlace(serviceId: string, name: string): SecretPlace {
+  return { kind: 'health', field: `header:${serviceId}:${name}` };
+}
+
 interface SealedPlace {
   kind: string;
   field: string;
   sealed: string;
 }
 
-/** Every value sealed under the hub's key: the integrations' secrets and the health checks' passwords. */
+/** Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and headers. */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
   const passwords = await sealedCheckPasswords(sql, options);
+  const headers = await sealedCheckHeaders(sql, options);
   return [
     ...rows.flatMap((row) =>
       Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
     ),
     ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
+    ...headers.flatMap(({ id, sealed }) =>
+      Object.entries(sealed).map(([name, value]) => ({ ...checkHeaderPlace(id, name), sealed: value })),
+    ),
   ];
 }
 
@@ -139,6 +155,7 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
   return sql.begin(async (tx) => {
     const rows = await sealedSecrets(tx, { lock: true });
     const passwords = await sealedCheckPasswords(tx, { lock: true });
+    const headers = await sealedCheckHeaders(tx, { lock: true });
     const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
@@ -148,6 +165,15 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
       const place = checkPasswordPlace(id);
       await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));
       count++;
+    }
+    for (const { id, sealed } of headers) {
+      const resealed: Record<string, string> = {};
+      for (const [name, value] of Object.entries(sealed)) {
+        const place = checkHeaderPlace(id, name);
+        resealed[name] = sealSecret(next, place, openSecret(current, place, value));
+        count++;
+      }
+      await replaceCheckHeaders(tx, id, resealed);
     }
     for (const row of rows) {
       const secrets: Record<string, string> = {};
