@@ -38,6 +38,19 @@ const state = async (id: string) =>
     message: string;
     basic_auth: { set: boolean };
   };
+/** A start of the hub on this database, as after an upgrade. */
+const restart = async () => {
+  const app = await buildApp({
+    config: ta.config,
+    sql: ta.sql,
+    databaseUrl: ta.db.url,
+    ownerToken,
+    worker: 'off',
+    cron: false,
+  });
+  await app.ready();
+  await app.close();
+};
 const tableText = async () =>
   (await ta.sql`select row_to_json(s)::text as text from monitored_services s`)
     .map((row) => row.text)
@@ -80,32 +93,14 @@ t.test('passwords stored in plaintext before are sealed at start, and keep worki
     update monitored_services set basic_auth_password = ${password}, basic_auth_sealed = null
     where id = ${service.id}`;
 
-  const restarted = await buildApp({
-    config: ta.config,
-    sql: ta.sql,
-    databaseUrl: ta.db.url,
-    ownerToken,
-    worker: 'off',
-    cron: false,
-  });
-  await restarted.ready();
-  await restarted.close();
+  await restart();
   const [row] = await ta.sql`
     select basic_auth_password, basic_auth_sealed from monitored_services where id = ${service.id}`;
   t.equal(row.basic_auth_password, null, 'the plaintext is gone');
   t.match(row.basic_auth_sealed, /^v1:/);
   t.notMatch(await tableText(), password);
   const sealedBefore = row.basic_auth_sealed;
-  const again = await buildApp({
-    config: ta.config,
-    sql: ta.sql,
-    databaseUrl: ta.db.url,
-    ownerToken,
-    worker: 'off',
-    cron: false,
-  });
-  await again.ready();
-  await again.close();
+  await restart();
   const [unchanged] = await ta.sql`select basic_auth_sealed from monitored_services where id = ${service.id}`;
   t.equal(unchanged.basic_auth_sealed, sealedBefore, 'a second start changes nothing');
 
@@ -147,18 +142,6 @@ async function createWithHeader(name: string) {
   t.equal(response.statusCode, 201, response.body);
   return response.json() as { id: string };
 }
-const restart = async () => {
-  const app = await buildApp({
-    config: ta.config,
-    sql: ta.sql,
-    databaseUrl: ta.db.url,
-    ownerToken,
-    worker: 'off',
-    cron: false,
-  });
-  await app.ready();
-  await app.close();
-};
 
 t.test('header values are sealed at rest, sent by the check, and covered by the key check', async (t) => {
   const service = await createWithHeader('headers');
