@@ -1,20 +1,29 @@
-// A check's basic-auth password at rest: sealed under the hub's secret key like the integrations' secrets
-// (AES-256-GCM, bound to its service), opened only to run the check. Passwords stored before sealing existed are
-// sealed once at start (`sealStoredPasswords`, idempotent: it touches only rows still holding plaintext).
+// A check's basic-auth password and request header values at rest: sealed under the hub's secret key like the
+// integrations' secrets (AES-256-GCM, bound to their service and header name), opened only to run the check.
+// Values stored before sealing existed are sealed once at start (`sealStoredPasswords`, idempotent: it touches only
+// rows still holding plaintext). The migration cannot seal them: the key is not in the database.
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../../config/server.ts';
 import { SecretUnreadableError } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { checkPasswordPlace, openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
-import type { BasicAuth, Definition, Secrets } from './definition.ts';
+import {
+  checkHeaderPlace,
+  checkPasswordPlace,
+  openHubSecret,
+  sealHubSecret,
+} from '../integrations/keyring.ts';
+import type { BasicAuth, Definition, Headers, Secrets } from './definition.ts';
 import {
   type CredentialColumns,
   type DueRow,
   type DueService,
   insertService,
+  plaintextHeaders,
   plaintextPasswords,
+  replacePlaintextHeaders,
   replacePlaintextPassword,
   replaceService,
+  type SealedHeaders,
   type StoredCredentials,
 } from './store.ts';
 
@@ -27,6 +36,22 @@ async function sealed(config: KeyConfig, id: string, credentials: BasicAuth): Pr
   };
 }
 
+async function sealedHeaders(config: KeyConfig, id: string, headers: Headers): Promise<SealedHeaders> {
+  const sealed: SealedHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    sealed[name] = await sealHubSecret(config, checkHeaderPlace(id, name), value);
+  }
+  return sealed;
+}
+
+async function openedHeaders(config: KeyConfig, id: string, sealed: SealedHeaders): Promise<Headers> {
+  const headers: Headers = {};
+  for (const [name, value] of Object.entries(sealed)) {
+    headers[name] = await openHubSecret(config, checkHeaderPlace(id, name), value);
+  }
+  return headers;
+}
+
 /** A new service with its credentials sealed; undefined when its target is taken. */
 export async function insertSealed(
   sql: Db,
@@ -37,7 +62,7 @@ export async function insertSealed(
   const id = randomUUID();
   return insertService(sql, id, definition, {
     credentials: credentials ? await sealed(config, id, credentials) : null,
-    headers: headers ?? null,
+    headers: headers ? await sealedHeaders(config, id, headers) : null,
   });
 }
 
@@ -51,37 +76,40 @@ export async function replaceSealed(
 ): Promise<void> {
   await replaceService(sql, id, definition, {
     credentials: credentials ? await sealed(config, id, credentials) : credentials,
-    headers,
+    headers: headers ? await sealedHeaders(config, id, headers) : headers,
   });
 }
 
-/** What the check sends, opened; a password that will not open makes the check fail saying so. */
+/** What the check sends, opened; a password or header that will not open makes the check fail saying so. */
 export async function withCredentials(
   config: KeyConfig,
   row: DueRow,
 ): Promise<DueService | { service: DueRow; unreadable: string }> {
-  const { basic_auth_username, basic_auth_sealed, basic_auth_password, headers, ...rest } = row;
-  const service = { ...rest, headers: headers ?? {} };
+  const { basic_auth_username, basic_auth_sealed, basic_auth_password, headers, headers_sealed, ...rest } =
+    row;
   const columns: CredentialColumns = { basic_auth_username, basic_auth_sealed, basic_auth_password };
-  if (columns.basic_auth_username === null) return { ...service, basic_auth: null };
+  let opened: Headers = headers ?? {};
   let password = columns.basic_auth_password ?? '';
-  if (columns.basic_auth_sealed !== null) {
-    try {
+  try {
+    if (headers_sealed !== null) opened = await openedHeaders(config, row.id, headers_sealed);
+    if (columns.basic_auth_sealed !== null) {
       password = await openHubSecret(config, checkPasswordPlace(row.id), columns.basic_auth_sealed);
-    } catch (error) {
-      if (!(error instanceof SecretUnreadableError)) throw error;
-      return {
-        service: row,
-        unreadable:
-          "its stored password cannot be decrypted with the hub's secret key (a different key, or a value moved " +
-          'from another service): enter it again',
-      };
     }
+  } catch (error) {
+    if (!(error instanceof SecretUnreadableError)) throw error;
+    return {
+      service: row,
+      unreadable:
+        "its stored password or headers cannot be decrypted with the hub's secret key (a different key, or a " +
+        'value moved from another service): enter them again',
+    };
   }
+  const service = { ...rest, headers: opened };
+  if (columns.basic_auth_username === null) return { ...service, basic_auth: null };
   return { ...service, basic_auth: { username: columns.basic_auth_username, password } };
 }
 
-/** Seals every password still stored in plaintext, in one transaction; how many it sealed. */
+/** Seals every password and header set still stored in plaintext, in one transaction; how many it sealed. */
 export async function sealStoredPasswords(sql: Sql, config: KeyConfig): Promise<number> {
   return (await sql.begin(async (tx) => {
     const rows = await plaintextPasswords(tx);
@@ -89,6 +117,10 @@ export async function sealStoredPasswords(sql: Sql, config: KeyConfig): Promise<
       const place = checkPasswordPlace(row.id);
       await replacePlaintextPassword(tx, row.id, await sealHubSecret(config, place, row.password));
     }
-    return rows.length;
+    const headerRows = await plaintextHeaders(tx);
+    for (const row of headerRows) {
+      await replacePlaintextHeaders(tx, row.id, await sealedHeaders(config, row.id, row.headers));
+    }
+    return rows.length + headerRows.length;
   })) as number;
 }

@@ -35,14 +35,17 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
   app.addSchema(CreateService);
   app.addSchema(UpdateService);
-  // Check passwords stored before they were sealed at rest are sealed once, at start (a no-op afterwards).
+  // Check passwords and headers stored before they were sealed at rest are sealed once, at start (a no-op afterwards).
   // When the database cannot be reached then, the next round of checks that meets one does it.
   app.addHook('onReady', async () => {
     try {
       const sealed = await sealStoredPasswords(app.sql, app.config.server);
-      if (sealed > 0) app.log.info(`sealed ${sealed} health check password(s) stored in plaintext`);
+      if (sealed > 0)
+        app.log.info(`sealed ${sealed} health check password(s) or header set(s) stored in plaintext`);
     } catch (error) {
-      app.log.warn(`stored health check passwords not sealed at start: ${(error as Error).message}`);
+      app.log.warn(
+        `stored health check passwords and headers not sealed at start: ${(error as Error).message}`,
+      );
     }
   });
   await app.register(heartbeatRoutes);

@@ -84,8 +84,8 @@ export interface RoundSummary {
 export async function checkServices(deps: JobDeps, payload: HealthCheckPayload): Promise<RoundSummary> {
   const started = performance.now();
   const services = await servicesToCheck(deps.sql, payload);
-  // A password still in plaintext (the start could not seal it) is sealed on this first read.
-  if (services.some((service) => service.basic_auth_password !== null)) {
+  // A password or headers still in plaintext (the start could not seal them) are sealed on this first read.
+  if (services.some((service) => service.basic_auth_password !== null || service.headers !== null)) {
     await sealStoredPasswords(deps.sql, deps.config.server);
   }
   const summary: RoundSummary = { checked: 0, up: 0, down: 0, changed: 0, ms: 0 };

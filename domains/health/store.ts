@@ -116,11 +116,14 @@ function credentialColumns(credentials: StoredCredentials | null): CredentialCol
   };
 }
 
-/** A write's secrets as stored: the credentials sealed; undefined leaves what is stored. */
+/** A write's secrets as stored: the credentials and each header's value sealed; undefined leaves what is stored. */
 export interface StoredSecrets {
   credentials?: StoredCredentials | null;
-  headers?: Headers | null;
+  headers?: SealedHeaders | null;
 }
+
+/** Header names with their values sealed under the hub's key (credentials.ts). */
+export type SealedHeaders = Record<string, string>;
 
 /** The secret columns a write changes: those it names, the others left as stored. */
 function secretColumns(sql: Db, { credentials, headers }: StoredSecrets) {
@@ -128,12 +131,12 @@ function secretColumns(sql: Db, { credentials, headers }: StoredSecrets) {
     ...(credentials === undefined ? {} : credentialColumns(credentials)),
     ...(headers === undefined
       ? {}
-      : { headers: headers && Object.keys(headers).length ? sql.json(headers) : null }),
+      : { headers: null, headers_sealed: headers && Object.keys(headers).length ? sql.json(headers) : null }),
   };
 }
 
 const credentialsSet = (sql: Db) => sql`(s.basic_auth_username is not null) as basic_auth_set,
-  coalesce(array(select jsonb_object_keys(s.headers) order by 1), '{}') as header_names`;
+  coalesce(array(select jsonb_object_keys(coalesce(s.headers_sealed, s.headers)) order by 1), '{}') as header_names`;
 
 // The share of passing checks in per cent over the last `period`, null without checks. Checks made during
 // maintenance do not count.
@@ -225,15 +228,15 @@ export async function deleteService(sql: Db, id: string, discovered = false): Pr
 export type DueService = CheckTarget &
   Pick<ServiceRow, 'id' | 'name' | 'category' | 'retries' | 'interval_s' | 'target' | 'slow_ms'>;
 
-/** A service to check as stored: its credentials still sealed. */
+/** A service to check as stored: its credentials still sealed (`headers`: plaintext kept before sealing). */
 export type DueRow = Omit<DueService, 'basic_auth' | 'headers'> &
-  CredentialColumns & { headers: Headers | null };
+  CredentialColumns & { headers: Headers | null; headers_sealed: SealedHeaders | null };
 
 /** Enabled services to check now: those named, or (due) those whose interval has passed, or all. */
 export async function servicesToCheck(sql: Db, filter: { ids?: string[]; due?: boolean }): Promise<DueRow[]> {
   return sql<DueRow[]>`
-    select id, name, category, kind, url, host, port, status_min, status_max, keyword, method, headers, body,
-      json_query, packets, dns_name, dns_type, expect, warn_days, slow_ms, follow_redirects, verify_tls,
+    select id, name, category, kind, url, host, port, status_min, status_max, keyword, method, headers, headers_sealed,
+      body, json_query, packets, dns_name, dns_type, expect, warn_days, slow_ms, follow_redirects, verify_tls,
       timeout_ms, retries, interval_s, target, basic_auth_username, basic_auth_sealed, basic_auth_password
     from monitored_services
     where enabled and kind <> 'push'
@@ -251,6 +254,16 @@ export async function plaintextPasswords(sql: Db): Promise<{ id: string; passwor
   return sql<{ id: string; password: string }[]>`
     select id, basic_auth_password as password from monitored_services
     where basic_auth_password is not null order by id for update`;
+}
+
+/** Headers stored before they were sealed, locked until the transaction ends. */
+export async function plaintextHeaders(sql: Db): Promise<{ id: string; headers: Headers }[]> {
+  return sql<{ id: string; headers: Headers }[]>`
+    select id, headers from monitored_services where headers is not null order by id for update`;
+}
+
+export async function replacePlaintextHeaders(sql: Db, id: string, sealed: SealedHeaders): Promise<void> {
+  await sql`update monitored_services set headers_sealed = ${sql.json(sealed)}, headers = null where id = ${id}`;
 }
 
 export async function replacePlaintextPassword(sql: Db, id: string, sealed: string): Promise<void> {

@@ -104,4 +104,20 @@ export async function replaceTargetSecrets(
   secrets: Record<string, string>,
 ): Promise<void> {
   await sql`update alert_targets set secrets = ${sql.json(secrets)} where id = ${id}`;
+/** The health checks' sealed header values, by service: header name to sealed value. */
+export async function sealedCheckHeaders(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; sealed: Record<string, string> }[]> {
+  return sql<{ id: string; sealed: Record<string, string> }[]>`
+    select id, headers_sealed as sealed from monitored_services where headers_sealed is not null
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceCheckHeaders(
+  sql: Db,
+  id: string,
+  sealed: Record<string, string>,
+): Promise<void> {
+  await sql`update monitored_services set headers_sealed = ${sql.json(sealed)} where id = ${id}`;
 }
