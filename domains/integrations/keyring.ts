@@ -11,25 +11,17 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-<<<<<<< HEAD
 import { resealStoredHeaders, storedHeaderPlaces } from '../dashboard/custom-headers.ts';
 import { headerPlace, replaceHeaders, sealedHeaders } from '../mcp-servers/sealed.ts';
-import {
-  replaceCheckPassword,
-  replaceSecrets,
-  replaceTargetSecrets,
-  sealedCheckPasswords,
-  sealedSecrets,
-  sealedTargetSecrets,
-=======
 import {
   replaceCheckHeaders,
   replaceCheckPassword,
   replaceSecrets,
+  replaceTargetSecrets,
   sealedCheckHeaders,
   sealedCheckPasswords,
   sealedSecrets,
->>>>>>> s4-health2
+  sealedTargetSecrets,
 } from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
@@ -88,15 +80,14 @@ export function checkPasswordPlace(serviceId: string): SecretPlace {
   return { kind: 'health', field: `basic_auth_password:${serviceId}` };
 }
 
-<<<<<<< HEAD
 /** Where an alert target's secret is sealed: bound to its target and field, so it opens for no other. */
 export function alertTargetPlace(targetId: string, field: string): SecretPlace {
   return { kind: `alert-target:${targetId}`, field };
-=======
+}
+
 /** Where a health check's request header value is sealed: bound to its service and the header's name. */
 export function checkHeaderPlace(serviceId: string, name: string): SecretPlace {
   return { kind: 'health', field: `header:${serviceId}:${name}` };
->>>>>>> s4-health2
 }
 
 interface SealedPlace {
@@ -105,23 +96,16 @@ interface SealedPlace {
   sealed: string;
 }
 
-<<<<<<< HEAD
 /**
- * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords, the alert
- * targets' secrets, the downstream MCP servers' headers and the custom cards' headers.
+ * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and headers, the
+ * alert targets' secrets, the downstream MCP servers' headers and the custom cards' headers.
  */
 async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
   const rows = await sealedSecrets(sql, options);
   const passwords = await sealedCheckPasswords(sql, options);
+  const headers = await sealedCheckHeaders(sql, options);
   const targets = await sealedTargetSecrets(sql, options);
   const mcpHeaders = await sealedHeaders(sql, options);
-=======
-/** Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and headers. */
-async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
-  const rows = await sealedSecrets(sql, options);
-  const passwords = await sealedCheckPasswords(sql, options);
-  const headers = await sealedCheckHeaders(sql, options);
->>>>>>> s4-health2
   return [
     ...mcpHeaders.flatMap((row) =>
       Object.entries(row.headers).map(([header, sealed]) => ({ ...headerPlace(row.id, header), sealed })),
@@ -130,7 +114,6 @@ async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<Sealed
       Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
     ),
     ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
-<<<<<<< HEAD
     ...targets.flatMap((target) =>
       Object.entries(target.secrets).map(([field, sealed]) => ({
         ...alertTargetPlace(target.id, field),
@@ -138,11 +121,9 @@ async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<Sealed
       })),
     ),
     ...(await storedHeaderPlaces(sql, options)),
-=======
     ...headers.flatMap(({ id, sealed }) =>
       Object.entries(sealed).map(([name, value]) => ({ ...checkHeaderPlace(id, name), sealed: value })),
     ),
->>>>>>> s4-health2
   ];
 }
 
@@ -198,12 +179,9 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
   return sql.begin(async (tx) => {
     const rows = await sealedSecrets(tx, { lock: true });
     const passwords = await sealedCheckPasswords(tx, { lock: true });
-<<<<<<< HEAD
+    const headers = await sealedCheckHeaders(tx, { lock: true });
     const targets = await sealedTargetSecrets(tx, { lock: true });
     const mcpHeaders = await sealedHeaders(tx, { lock: true });
-=======
-    const headers = await sealedCheckHeaders(tx, { lock: true });
->>>>>>> s4-health2
     const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
@@ -216,16 +194,15 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
       await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));
       count++;
     }
-<<<<<<< HEAD
     for (const row of mcpHeaders) {
-      const headers: Record<string, string> = {};
+      const resealed: Record<string, string> = {};
       for (const [header, sealed] of Object.entries(row.headers)) {
         const place = headerPlace(row.id, header);
-        headers[header] = sealSecret(next, place, openSecret(current, place, sealed));
+        resealed[header] = sealSecret(next, place, openSecret(current, place, sealed));
         count++;
       }
-      await replaceHeaders(tx, row.id, headers);
-=======
+      await replaceHeaders(tx, row.id, resealed);
+    }
     for (const { id, sealed } of headers) {
       const resealed: Record<string, string> = {};
       for (const [name, value] of Object.entries(sealed)) {
@@ -234,7 +211,6 @@ export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Pr
         count++;
       }
       await replaceCheckHeaders(tx, id, resealed);
->>>>>>> s4-health2
     }
     for (const row of rows) {
       const secrets: Record<string, string> = {};
