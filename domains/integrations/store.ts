@@ -104,6 +104,8 @@ export async function replaceTargetSecrets(
   secrets: Record<string, string>,
 ): Promise<void> {
   await sql`update alert_targets set secrets = ${sql.json(secrets)} where id = ${id}`;
+}
+
 /** The health checks' sealed header values, by service: header name to sealed value. */
 export async function sealedCheckHeaders(
   sql: Db,
