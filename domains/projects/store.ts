@@ -25,7 +25,7 @@ const columns = [
 
 // Qualified, because the link queries join refs and tasks with project_refs.
 const refColumns = (sql: Db) =>
-  sql`r.id, r.space_id, r.source, r.external_id, r.url, r.title, r.notes, r.created_at, r.updated_at`;
+  sql`r.id, r.space_id, r.source, r.external_id, r.url, r.title, r.notes, r.tags, r.created_at, r.updated_at`;
 
 export async function findProject(sql: Db, id: string): Promise<ProjectRow | undefined> {
   const [row] = await sql<ProjectRow[]>`select ${sql(columns)} from projects where id = ${id}`;

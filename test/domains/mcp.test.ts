@@ -104,6 +104,7 @@ t.test('tools are listed with input and output schemas; the transport is POST on
     'parent_id',
     'position',
     'space_id',
+    'tags',
     'title',
   ]);
   const listPages = byName.get('list_pages');

@@ -67,7 +67,7 @@ t.test(
       });
       t.equal(rest.statusCode, 200);
       t.same(rest.json().items, [], `${who}: no message over REST`);
-      t.same(rest.json().facets, {}, `${who}: not even a count`);
+      t.same(rest.json().facets, { tags: [] }, `${who}: not even a count`);
       const kinds = new Set(
         (await searchTool(ta, agent.token, { q: 'kubernetes' })).items.map((hit) => hit.kind),
       );
@@ -102,7 +102,7 @@ t.test(
       [own.id],
       "the turn's own conversation only: not the owner's other chat in the same space, nor the global one",
     );
-    t.same(found.json().facets, { messages: 1 });
+    t.same(found.json().facets, { messages: 1, tags: [] });
     t.same(
       (await searchTool(ta, turn.token, { q: 'kubernetes', kinds: 'messages' })).items.map((hit) => hit.id),
       [own.id],
