@@ -33,8 +33,9 @@ export async function migrate(
     name text not null,
     applied_at timestamptz not null default now()
   )`.catch(async (error: { code?: string }) => {
-    // Two processes creating the table at once: one wins, the other sees a duplicate type or key.
-    if (error.code !== '23505' && error.code !== '42P07') throw error;
+    // Two processes creating the table at once: one wins, the other sees a duplicate key, table or row type
+    // (23505, 42P07 or 42710, depending on where the race is lost).
+    if (error.code !== '23505' && error.code !== '42P07' && error.code !== '42710') throw error;
   });
   const applied: string[] = [];
   for (const migration of await listMigrations(dir)) {

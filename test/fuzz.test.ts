@@ -9,6 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import { isErrorCode } from '../lib/errors.ts';
 import { createSpace, ownerToken, testApp } from './helpers/app.ts';
+import { servedOpenApi } from './helpers/openapi.ts';
 import { repoRoot } from './helpers/process.ts';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261205);
@@ -305,7 +306,7 @@ t.test('hostile input to every operation of the OpenAPI document answers below 5
   });
   const ids = [space.id, project.json().id as string, page.json().id as string];
 
-  const doc = (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+  const doc = await servedOpenApi<Document>(ta);
   const operations = Object.entries(doc.paths)
     .flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
@@ -457,7 +458,7 @@ t.test('leaving out a field the document calls optional never makes a request in
   idsByKind.ref = await made('/api/refs', { space_id: space.id, source: 'web', external_id: 'r' });
   idsByKind.resource = await made('/api/resources', { space_id: space.id, name: 'r' });
   const ids = Object.values(idsByKind);
-  const doc = (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+  const doc = await servedOpenApi<Document>(ta);
 
   const problems: string[] = [];
   let omitted = 0;

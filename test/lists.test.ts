@@ -2,6 +2,7 @@
 // The routes are read from the OpenAPI document (every GET with a `limit`), so a list added later is held to it too.
 import t from 'tap';
 import { createSpace, testApp } from './helpers/app.ts';
+import { servedOpenApi } from './helpers/openapi.ts';
 
 interface Parameter {
   in: string;
@@ -31,7 +32,7 @@ const hostile = [
 t.test('offset and limit beyond range are a 400 naming the parameter, on every list route', async (t) => {
   const ta = await testApp(t);
   const space = await createSpace(ta);
-  const doc = (await ta.anon({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+  const doc = await servedOpenApi<Document>(ta);
   const lists = Object.entries(doc.paths)
     .filter(([, methods]) => methods.get?.parameters?.some((p) => p.in === 'query' && p.name === 'limit'))
     .map(([path, methods]) => ({ path, parameters: methods.get?.parameters ?? [] }));
