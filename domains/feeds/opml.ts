@@ -72,6 +72,10 @@ export function writeOpml(feeds: readonly OpmlFeed[], now: Date): string {
     ...[...folders].map(([text, children]) => ({ text, title: text, outlines: children })),
     ...loose,
   ];
+  // OPML asks for one outline or more, and the generator refuses none: with no feed the document is written whole.
+  if (outlines.length === 0) {
+    return `<?xml version="1.0" encoding="utf-8"?>\n<opml version="2.0"><head><title>ops-hub feeds</title><dateCreated>${now.toUTCString()}</dateCreated></head><body/></opml>\n`;
+  }
   return generateOpml({
     head: { title: 'ops-hub feeds', dateCreated: now },
     body: { outlines },

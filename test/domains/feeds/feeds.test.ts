@@ -103,6 +103,12 @@ async function items(feedId: string, query = '') {
   };
 }
 
+t.test('with no feed yet the OPML export is an empty document, not an error', async (t) => {
+  const empty = await ta.asOwner({ method: 'GET', url: '/api/feeds/export.opml' });
+  t.equal(empty.statusCode, 200, empty.body);
+  t.match(empty.body, /<opml version="2\.0">.*<body\/><\/opml>/s);
+});
+
 t.test(
   'RSS: new items, a duplicate link captured once, a 304 with the ETag, an update adding an item',
   async (t) => {
