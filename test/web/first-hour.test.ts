@@ -130,7 +130,7 @@ t.test('a new owner signs in; every card shows the data the hub has, and updates
 
 t.test('a captured page is read from the inbox, from Knowledge and from search', async (t) => {
   await visit('/capture', 'Capture');
-  await page.getByLabel('URL').fill(`${site.url}${greenhouse.path}`);
+  await page.getByLabel('URL', { exact: true }).fill(`${site.url}${greenhouse.path}`);
   await page.getByRole('button', { name: 'Capture', exact: true }).click();
   const inbox = page.getByRole('table');
   const captured = inbox.getByRole('link', { name: 'Watering the greenhouse' });
@@ -138,7 +138,7 @@ t.test('a captured page is read from the inbox, from Knowledge and from search',
   t.match(await inbox.textContent(), /completed/);
 
   // A page that is missing fails; once it is back, Retry fetches it.
-  await page.getByLabel('URL').fill(`${site.url}${greenhouseLog.path}`);
+  await page.getByLabel('URL', { exact: true }).fill(`${site.url}${greenhouseLog.path}`);
   await page.getByRole('button', { name: 'Capture', exact: true }).click();
   const retry = page.getByRole('button', { name: `Retry ${site.url}${greenhouseLog.path}` });
   await retry.waitFor({ timeout: 20_000 });

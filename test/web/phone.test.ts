@@ -180,7 +180,7 @@ t.test('a link shared to /capture is ready and captured with one tap', async (t)
   await page.goto(
     `${hub.origin}/capture?title=${encodeURIComponent('A shared page')}&text=${encodeURIComponent(`look ${shared}`)}`,
   );
-  const field = page.getByLabel('URL');
+  const field = page.getByLabel('URL', { exact: true });
   t.equal(await field.inputValue(), shared, 'the first URL of the shared text');
   await page.getByRole('button', { name: 'Capture', exact: true }).click();
   await page.getByText('Captured: the page is being fetched').waitFor();

@@ -65,7 +65,7 @@ t.test('a screen that throws shows an error panel; retry draws it again', async 
   await page.route('**/api/captures?*', (route) =>
     route.fulfill({ status: 200, contentType: 'application/json', body: '{"items":null,"total":0}' }),
   );
-  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
   await panel.waitFor();
   await page.unroute('**/api/captures?*');
   await page.getByRole('link', { name: 'Devices', exact: true }).click();
