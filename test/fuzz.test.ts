@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import { isErrorCode } from '../lib/errors.ts';
+import { fakeOpenMeteo } from './domains/dashboard/fakes.ts';
 import { createSpace, ownerToken, testApp } from './helpers/app.ts';
 import { servedOpenApi } from './helpers/openapi.ts';
 import { repoRoot } from './helpers/process.ts';
@@ -292,7 +293,9 @@ function problemOf(
 }
 
 t.test('hostile input to every operation of the OpenAPI document answers below 500', async (t) => {
-  const ta = await testApp(t, { env: { WEBHOOK_SECRET: webhookSecret } });
+  // The weather card's upstream is a fake Open-Meteo on loopback: a place asked for is fetched, never from outside.
+  const meteo = await fakeOpenMeteo(t);
+  const ta = await testApp(t, { env: { WEBHOOK_SECRET: webhookSecret, WEATHER_URL: meteo.url } });
   const space = await createSpace(ta);
   const project = await ta.asOwner({
     method: 'POST',
