@@ -47,6 +47,7 @@ import system from './domains/system/index.ts';
 import tags from './domains/tags/index.ts';
 import tasks from './domains/tasks/index.ts';
 import theme from './domains/theme/index.ts';
+import timeline from './domains/timeline/index.ts';
 import transfer from './domains/transfer/index.ts';
 import trash from './domains/trash/index.ts';
 import voice from './domains/voice/index.ts';
@@ -103,6 +104,7 @@ export const modules: readonly HubModule[] = [
   alerts,
   docker,
   mcpServers,
+  timeline,
 ];
 
 /** Everything the modules contribute, gathered once. */
