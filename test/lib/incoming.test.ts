@@ -92,18 +92,21 @@ t.test('the same mistakes get the same answers, and no file is left behind', asy
   t.same(await incoming(), [], 'every received file was removed');
 });
 
-t.test('at start, alone: every leftover goes; beside other processes: only those unwritten for long', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-incoming-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const dir = path.join(dataDir, 'incoming');
-  await mkdir(dir);
-  await writeFile(path.join(dir, 'receiving'), 'a sibling process is writing this');
-  await writeFile(path.join(dir, 'abandoned'), 'a process died while writing this');
-  const old = new Date(Date.now() - incomingLeftoverMs - 60_000);
-  await utimes(path.join(dir, 'abandoned'), old, old);
+t.test(
+  'at start, alone: every leftover goes; beside other processes: only those unwritten for long',
+  async (t) => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-incoming-'));
+    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+    const dir = path.join(dataDir, 'incoming');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'receiving'), 'a sibling process is writing this');
+    await writeFile(path.join(dir, 'abandoned'), 'a process died while writing this');
+    const old = new Date(Date.now() - incomingLeftoverMs - 60_000);
+    await utimes(path.join(dir, 'abandoned'), old, old);
 
-  t.equal(await clearIncoming(dataDir, incomingLeftoverMs), 1);
-  t.same(await readdir(dir), ['receiving'], "another process's upload in progress stays");
-  t.equal(await clearIncoming(dataDir), 1);
-  t.same(await readdir(dir), []);
-});
+    t.equal(await clearIncoming(dataDir, incomingLeftoverMs), 1);
+    t.same(await readdir(dir), ['receiving'], "another process's upload in progress stays");
+    t.equal(await clearIncoming(dataDir), 1);
+    t.same(await readdir(dir), []);
+  },
+);
