@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import t from 'tap';
 import { addJob } from '../../worker/enqueue.ts';
+import { backupRun } from '../domains/dashboard/seed.ts';
 import { testDatabase } from '../helpers/app.ts';
 import { type Child, processes, type Service, until } from '../helpers/process.ts';
 
@@ -80,13 +81,7 @@ t.test('a card change written through one API process reaches a stream held by t
   await until('the stream to send the backups card', async () =>
     cards.some((card) => card.type === 'backups') ? true : undefined,
   );
-  const posted = await api(first, 'POST', '/api/backups', {
-    started_at: '2026-11-22T02:00:00Z',
-    finished_at: '2026-11-22T02:10:00Z',
-    status: 'ok',
-    target: { name: 'nas', free_bytes: 1, total_bytes: 2 },
-    guests: [],
-  });
+  const posted = await api(first, 'POST', '/api/backups', backupRun);
   t.equal(posted.status, 201);
   // The card's own refresh is a minute away: only the announcement brings it sooner.
   const pushed = await until(

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import t, { type Test } from 'tap';
 import { anotherProcess, createAgent, ownerToken, testApp } from '../../helpers/app.ts';
-import { addRouter, recordSpeedTest, recordUsage } from './seed.ts';
+import { addRouter, backupRun, recordSpeedTest, recordUsage } from './seed.ts';
 
 interface Event {
   event: string;
@@ -94,13 +94,7 @@ t.test('card events and heartbeats; a new backup run is pushed at once', async (
   const posted = await ta.asOwner({
     method: 'POST',
     url: '/api/backups',
-    payload: {
-      started_at: '2026-11-22T02:00:00Z',
-      finished_at: '2026-11-22T02:10:00Z',
-      status: 'ok',
-      target: { name: 'nas', free_bytes: 1, total_bytes: 2 },
-      guests: [],
-    },
+    payload: backupRun,
   });
   t.equal(posted.statusCode, 201);
   const pushed = await stream.next((e) => e.data.type === 'backups', mark);
@@ -120,13 +114,7 @@ t.test('a backup run reported to another process of the hub is pushed to this on
     method: 'POST',
     url: '/api/backups',
     headers: { authorization: `Bearer ${ownerToken}` },
-    payload: {
-      started_at: '2026-11-22T02:00:00Z',
-      finished_at: '2026-11-22T02:10:00Z',
-      status: 'ok',
-      target: { name: 'nas', free_bytes: 1, total_bytes: 2 },
-      guests: [],
-    },
+    payload: backupRun,
   });
   t.equal(posted.statusCode, 201);
   // Long before the card's own 60 s refresh.
