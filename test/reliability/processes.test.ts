@@ -11,6 +11,9 @@ import { backupRun } from '../domains/dashboard/seed.ts';
 import { testDatabase } from '../helpers/app.ts';
 import { type Child, processes, type Service, until } from '../helpers/process.ts';
 
+// Four processes to start on a busy machine, and up to a minute's wait for the cron's next minute.
+t.setTimeout(400_000);
+
 const token = 'several-processes-owner-token-0123456789';
 const procs = processes(t);
 const db = await testDatabase(t);
