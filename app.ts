@@ -6,7 +6,7 @@ import type { Sql } from 'postgres';
 import type { Config } from './config/index.ts';
 import { findTokenOwner } from './domains/agents/credentials.ts';
 import { CardBus, cardChangesChannel } from './domains/dashboard/card-bus.ts';
-import { failureCounter, findSession } from './domains/sessions/credentials.ts';
+import { failureCounter, findSession, rateCounter } from './domains/sessions/credentials.ts';
 import { readSetting } from './domains/settings/registry.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : null,
     agentRateLimitPerMinute: deps.config.access.agentRateLimitPerMinute,
     failures: failureCounter(deps.sql, deps.config.access.authFailureLimit),
+    rates: rateCounter(deps.sql),
   });
   await app.register(openapi, { version });
   const jobDeps = { sql: deps.sql, config: deps.config };

@@ -13,7 +13,7 @@ import {
   startEmbeddedPostgres,
   stopEmbeddedPostgres,
 } from './lib/embedded-postgres.ts';
-import { clearIncoming } from './lib/incoming.ts';
+import { clearIncoming, incomingLeftoverMs } from './lib/incoming.ts';
 import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instance-lock.ts';
 import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
@@ -54,12 +54,13 @@ async function main(): Promise<void> {
   // The pool exists before the app's logger does; once the app is built its warnings go through that logger.
   const dbLog: DbLogger = { warn: (object, message) => console.warn(`[database] ${message}`, object) };
 
-  // One service per data directory, checked before anything is touched: a second start must not stop the first
-  // one's database. (`npm run worker` takes no lock: it runs beside the service on purpose.)
+  // With the embedded database, one service per data directory, checked before anything is touched: a second
+  // start must not stop the first one's database. On DATABASE_URL several processes share one database (README,
+  // "More than one machine"), so none is locked out. (`npm run worker` takes no lock: it runs beside the service.)
   await mkdir(config.server.dataDir, { recursive: true, mode: 0o711 });
-  let lock: InstanceLock;
+  let lock: InstanceLock | null = null;
   try {
-    lock = lockDataDir(config.server.dataDir);
+    if (embedded) lock = lockDataDir(config.server.dataDir);
   } catch (error) {
     console.error(
       error instanceof DataDirInUseError ? error.message : `start-up failed: ${(error as Error).message}`,
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
   }
 
   // Uploads a previous run was receiving when it stopped: no request is in flight yet, so none of them is wanted.
-  await clearIncoming(config.server.dataDir);
+  // Beside other processes on a shared data directory, only those left long enough not to be anyone's upload.
+  await clearIncoming(config.server.dataDir, lock ? 0 : incomingLeftoverMs);
 
   // Whatever ends the process (a signal, an error, an exit during start-up, a second Ctrl-C that cuts the graceful
   // shutdown short), the embedded database it started is stopped and the lock released.
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
   let databaseStopped = false;
   process.on('exit', () => {
     if (database && !databaseStopped) database.stopSync();
-    lock.release();
+    lock?.release();
   });
 
   // Installed before anything starts, so Ctrl-C during start-up also stops the embedded database. Rejections are

@@ -95,7 +95,10 @@ export function database(env: Env): DatabaseConfig {
 
 export function jobs(env: Env): JobsConfig {
   return {
-    workerMode: oneOf(env, 'WORKER_MODE', ['in-process', 'separate'] as const, 'in-process'),
+    // `off` names an API-only process among several: it runs no jobs, like `separate`, which it stands for.
+    workerMode: ((mode) => (mode === 'off' ? 'separate' : mode))(
+      oneOf(env, 'WORKER_MODE', ['in-process', 'separate', 'off'] as const, 'in-process'),
+    ),
     concurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 64),
     retentionHours: integer(env, 'JOBS_RETENTION_HOURS', 24 * 7, 1, 24 * 365),
   };

@@ -4,7 +4,7 @@
 // receives a file removes it (or moves it where it is kept); what a crash leaves behind goes at the next start.
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -170,10 +170,25 @@ export async function discardFile(file: Pick<ReceivedFile, 'path'> | null | unde
   if (file) await rm(file.path, { force: true });
 }
 
-/** Empties DATA_DIR/incoming: run at start, when no upload can be in flight. Returns how many files went. */
-export async function clearIncoming(dataDir: string): Promise<number> {
+/** How long an upload's file goes unwritten before a process starting beside others takes it for a leftover. */
+export const incomingLeftoverMs = 60 * 60 * 1000;
+
+/**
+ * Empties DATA_DIR/incoming at start: everything when no upload can be in flight (this process alone on its data
+ * directory), else only files unwritten for `olderThanMs` (another process may be receiving the rest). Returns how
+ * many files went.
+ */
+export async function clearIncoming(dataDir: string, olderThanMs = 0): Promise<number> {
   const dir = incomingDir(dataDir);
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.map((name) => rm(path.join(dir, name), { force: true, recursive: true })));
-  return names.length;
+  const before = Date.now() - olderThanMs;
+  const leftovers = await Promise.all(
+    names.map(async (name) => {
+      const file = path.join(dir, name);
+      if (olderThanMs > 0 && ((await stat(file).catch(() => null))?.mtimeMs ?? 0) > before) return 0;
+      await rm(file, { force: true, recursive: true });
+      return 1;
+    }),
+  );
+  return leftovers.reduce<number>((sum, gone) => sum + gone, 0);
 }

@@ -6,7 +6,7 @@
 // it sends. Guessing is throttled: failed sign-ins and wrong bearer tokens are counted per client address.
 
 import cookie from '@fastify/cookie';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyPluginOptions, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -196,6 +196,42 @@ export interface FailureCounter {
   fail(address: string): Promise<void>;
 }
 
+/**
+ * Requests counted per key in fixed windows, in a store every hub process shares (the database), so a rate limit
+ * holds however many API processes share the load.
+ */
+export interface RateCounter {
+  /** Counts one request of `key`: the count in its window and the milliseconds left of that window. */
+  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
+  /** The same, without counting. */
+  peek(key: string): Promise<{ count: number; ttlMs: number }>;
+}
+
+/** @fastify/rate-limit's store contract over a shared counter; a route's own limit counts under its own prefix. */
+function sharedRateStore(counter: RateCounter): FastifyRateLimitStoreCtor {
+  const store = (prefix: string): FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] } => ({
+    incr(key, callback, timeWindow) {
+      counter.hit(prefix + key, timeWindow).then(
+        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
+        (error: Error) => callback(error),
+      );
+    },
+    read(key, callback) {
+      counter.peek(prefix + key).then(
+        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
+        (error: Error) => callback(error),
+      );
+    },
+    child: (route) => store(`${prefix}${route.method}${route.url}-`),
+  });
+  return class {
+    constructor() {
+      // biome-ignore lint/correctness/noConstructorReturn: the store is a plain object; the library wants a class.
+      return store('');
+    }
+  } as unknown as FastifyRateLimitStoreCtor;
+}
+
 /** The cookie that carries a browser session's secret. */
 export const sessionCookie = 'hub_session';
 
@@ -231,6 +267,8 @@ export interface AuthOptions {
   access: AccessVerifier | null;
   agentRateLimitPerMinute: number;
   failures: FailureCounter;
+  /** Where the rate limits (agents here, a route's own through app.createRateLimit) are counted. */
+  rates: RateCounter;
 }
 
 declare module 'fastify' {
@@ -499,6 +537,7 @@ export default fp<AuthOptions>(
       hook: 'preParsing',
       max: options.agentRateLimitPerMinute,
       timeWindow: 60_000,
+      store: sharedRateStore(options.rates),
       keyGenerator: (request) => (request.principal?.kind === 'agent' ? request.principal.agentId : 'other'),
       allowList: (request) => request.principal?.kind !== 'agent',
       errorResponseBuilder: (_request, context) => ({

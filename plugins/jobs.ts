@@ -58,10 +58,12 @@ export interface WorkerOptions {
   log: FastifyBaseLogger;
   /** Run the cron registry's minute tick (off in tests that drive recurring work themselves). */
   cron: boolean;
+  /** How often the jobs of dead worker processes are looked for (worker/liveness.ts; 30 s unless given). */
+  recoverySweepMs?: number;
 }
 
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
-  const liveness = await startWorkerLiveness(options.connectionString, options.log);
+  const liveness = await startWorkerLiveness(options.connectionString, options.log, options.recoverySweepMs);
   let runner: Runner;
   try {
     runner = await run({

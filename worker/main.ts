@@ -42,8 +42,14 @@ async function reachable(sql: Sql, log: FastifyBaseLogger, database: string): Pr
   }
 }
 
-/** Runs the worker until SIGINT or SIGTERM; `extraTasks` join the modules' tasks (tests). */
-export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void> {
+/**
+ * Runs the worker until SIGINT or SIGTERM; `extraTasks` join the modules' tasks, `recoverySweepMs` shortens the
+ * wait for a dead process's jobs (tests).
+ */
+export async function runWorkerProcess(
+  extraTasks: TaskList = {},
+  { recoverySweepMs }: { recoverySweepMs?: number } = {},
+): Promise<void> {
   const config = loadConfigOrExit();
   // Fastify's logger is the hub's pino with the hub's settings, so both processes log alike.
   const log = Fastify({ logger: { level: config.server.logLevel } }).log.child({ component: 'worker' });
@@ -97,6 +103,7 @@ export async function runWorkerProcess(extraTasks: TaskList = {}): Promise<void>
     concurrency: config.jobs.concurrency,
     log,
     cron: true,
+    recoverySweepMs,
   });
   stopRunner = () => worker.stop();
   log.info(

@@ -1,6 +1,21 @@
 // The dashboard's server-sent event stream: `card` events from the card bus and a `heartbeat` event every
 // DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser notices a dead one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CardEvent } from './card-bus.ts';
+
+/**
+ * A card event as the stream sends it, serialised once however many streams it goes to: the bus hands the same
+ * event object to every watcher, and a thousand streams need not stringify it a thousand times.
+ */
+const frames = new WeakMap<CardEvent, string>();
+function cardFrame(event: CardEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `event: card\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
 
 export function openStream(
   app: FastifyInstance,
@@ -20,7 +35,7 @@ export function openStream(
   const send = (event: string, data: unknown) => {
     raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const stop = app.cards.watch((event) => send('card', event));
+  const stop = app.cards.watch((event) => raw.write(cardFrame(event)));
   const heartbeat = setInterval(
     () => send('heartbeat', { at: new Date().toISOString() }),
     app.config.dashboard.heartbeatSeconds * 1000,

@@ -1,4 +1,5 @@
-// Browser sessions of the owner, and the failed sign-ins and wrong tokens counted per client address.
+// Browser sessions of the owner, the failed sign-ins and wrong tokens counted per client address, and the request
+// rate limits every process counts alike.
 import type { Db, Sql } from '../../plugins/db.ts';
 
 export interface SessionRow {
@@ -124,4 +125,39 @@ export async function recordFailure(sql: Db, address: string, windowSeconds: num
       refusal_logged = f.refusal_logged and f.window_started_at > now() - make_interval(secs => ${windowSeconds}),
       window_started_at = case when f.window_started_at > now() - make_interval(secs => ${windowSeconds})
         then f.window_started_at else now() end`;
+}
+
+export interface RateWindow {
+  hits: number;
+  /** Milliseconds left of the window. */
+  ttl_ms: number;
+}
+
+/**
+ * Counts one request of a key in its fixed window (a new window when the last one ended). Windows long ended are
+ * removed on the way, a few at a time, skipping rows another process holds, so concurrent requests never deadlock.
+ */
+export async function hitRateWindow(sql: Db, keyDigest: Buffer, windowMs: number): Promise<RateWindow> {
+  const [row] = await sql<RateWindow[]>`
+    with ended as (
+      delete from rate_limit_windows where key_digest in (
+        select key_digest from rate_limit_windows
+        where ends_at < now() - interval '1 minute' and key_digest <> ${keyDigest}
+        limit 20 for update skip locked)
+    )
+    insert into rate_limit_windows as w (key_digest, ends_at)
+    values (${keyDigest}, now() + make_interval(secs => ${windowMs / 1000}))
+    on conflict (key_digest) do update set
+      hits = case when w.ends_at > now() then w.hits + 1 else 1 end,
+      ends_at = case when w.ends_at > now() then w.ends_at else excluded.ends_at end
+    returning hits, ceil(extract(epoch from ends_at - now()) * 1000)::int as ttl_ms`;
+  return row;
+}
+
+/** The count of a key's current window without counting (none: 0). */
+export async function readRateWindow(sql: Db, keyDigest: Buffer): Promise<RateWindow> {
+  const [row] = await sql<RateWindow[]>`
+    select hits, ceil(extract(epoch from ends_at - now()) * 1000)::int as ttl_ms
+    from rate_limit_windows where key_digest = ${keyDigest} and ends_at > now()`;
+  return row ?? { hits: 0, ttl_ms: 0 };
 }

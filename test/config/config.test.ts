@@ -18,6 +18,11 @@ t.test('defaults', async (t) => {
   });
 });
 
+t.test('WORKER_MODE=off is an API-only process: it runs no jobs, as with separate', async (t) => {
+  const config = loadConfig({ DATA_DIR: '/srv/hub', WORKER_MODE: 'off' });
+  t.equal(config.jobs.workerMode, 'separate');
+});
+
 t.test('a .env file fills in what the environment leaves unset', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-env-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -47,7 +52,7 @@ t.test('a bad value names its variable', async (t) => {
       'ACCESS_TEAM_DOMAIN',
       /host name/,
     ],
-    [{ WORKER_MODE: 'both' }, 'WORKER_MODE', /in-process, separate/],
+    [{ WORKER_MODE: 'both' }, 'WORKER_MODE', /in-process, separate, off/],
     [{ OWNER_TOKEN: 'x'.repeat(23) }, 'OWNER_TOKEN', /24 characters/],
     [{ DATABASE_ALLOW_SUPERUSER: 'maybe' }, 'DATABASE_ALLOW_SUPERUSER', /1\/true/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],

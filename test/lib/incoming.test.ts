@@ -1,14 +1,14 @@
 // The one multipart reader: capture uploads, icon sets and voice answer the same mistakes with the same codes, and a
 // file already on disk is removed whatever fails. Driven over real HTTP multipart bodies, parsed by
 // @fastify/multipart as the routes parse them.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import multipart from '@fastify/multipart';
 import Fastify from 'fastify';
 import t from 'tap';
 import { HubError } from '../../lib/errors.ts';
-import { readForm } from '../../lib/incoming.ts';
+import { clearIncoming, incomingLeftoverMs, readForm } from '../../lib/incoming.ts';
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-incoming-'));
 t.teardown(() => rm(dataDir, { recursive: true, force: true }));
@@ -91,3 +91,22 @@ t.test('the same mistakes get the same answers, and no file is left behind', asy
   });
   t.same(await incoming(), [], 'every received file was removed');
 });
+
+t.test(
+  'at start, alone: every leftover goes; beside other processes: only those unwritten for long',
+  async (t) => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-incoming-'));
+    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+    const dir = path.join(dataDir, 'incoming');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'receiving'), 'a sibling process is writing this');
+    await writeFile(path.join(dir, 'abandoned'), 'a process died while writing this');
+    const old = new Date(Date.now() - incomingLeftoverMs - 60_000);
+    await utimes(path.join(dir, 'abandoned'), old, old);
+
+    t.equal(await clearIncoming(dataDir, incomingLeftoverMs), 1);
+    t.same(await readdir(dir), ['receiving'], "another process's upload in progress stays");
+    t.equal(await clearIncoming(dataDir), 1);
+    t.same(await readdir(dir), []);
+  },
+);

@@ -7,10 +7,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import t from 'tap';
 import { findTokenOwner } from '../../domains/agents/store.ts';
-import { failureCounter } from '../../domains/sessions/credentials.ts';
+import { failureCounter, rateCounter } from '../../domains/sessions/credentials.ts';
 import auth, { agentAccess, publicAccess } from '../../plugins/auth.ts';
 import errors from '../../plugins/errors.ts';
-import { createAgent, ownerToken, testApp } from '../helpers/app.ts';
+import { anotherProcess, createAgent, ownerToken, testApp } from '../helpers/app.ts';
 import { absentId as missingId } from '../helpers/routes.ts';
 
 const ownerRoute = { method: 'GET', url: '/api/agents' } as const;
@@ -276,6 +276,26 @@ t.test('per-agent rate limit', async (t) => {
   t.equal(afterInvalid.statusCode, 429, 'invalid requests count against the limit too');
 });
 
+t.test('the per-agent limit holds across the processes on one database', async (t) => {
+  const ta = await testApp(t, { env: { AGENT_RATE_LIMIT: '5' } });
+  const other = await anotherProcess(t, ta, { env: { AGENT_RATE_LIMIT: '5' } });
+  const agent = await createAgent(ta, { name: 'spread' });
+  const request = (app: FastifyInstance) =>
+    app.inject({
+      method: 'GET',
+      url: `/api/agents/${agent.id}/profile`,
+      headers: { authorization: `Bearer ${agent.token}` },
+    });
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) statuses.push((await request(i % 2 === 0 ? ta.app : other)).statusCode);
+  t.same(statuses, [200, 200, 200, 200, 200, 429], 'five requests spread over two processes use up the five');
+  t.equal((await request(ta.app)).statusCode, 429, 'and the first process refuses too');
+
+  // A window that ended starts afresh.
+  await ta.sql`update rate_limit_windows set ends_at = now() - interval '1 second'`;
+  t.equal((await request(other)).statusCode, 200, 'a new window');
+});
+
 t.test(
   'a route registered in no access context is the owner’s; an open context must name its routes',
   async (t) => {
@@ -292,6 +312,7 @@ t.test(
         access: null,
         agentRateLimitPerMinute: 100,
         failures: failureCounter(ta.sql, 10),
+        rates: rateCounter(ta.sql),
       });
       await app.register(routes, { prefix: '/api' });
       await app.ready();

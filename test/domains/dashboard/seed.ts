@@ -1,5 +1,5 @@
 // Card data recorded as the hub records it, for the stream and browser tests: a speed test the worker ran, a
-// monitored service and a model use.
+// monitored service, a model use and a backup run as a backup job reports it.
 import type { TestApp } from '../../helpers/app.ts';
 
 type Hub = Pick<TestApp, 'sql' | 'asOwner'>;
@@ -40,3 +40,12 @@ export async function recordUsage(hub: Hub, tokens: { input: number; output: num
   });
   if (response.statusCode !== 201) throw new Error(`reporting the use answered ${response.statusCode}`);
 }
+
+/** A successful backup run to the target "nas", as `POST /api/backups` takes it. */
+export const backupRun = {
+  started_at: '2026-11-22T02:00:00Z',
+  finished_at: '2026-11-22T02:10:00Z',
+  status: 'ok',
+  target: { name: 'nas', free_bytes: 1, total_bytes: 2 },
+  guests: [],
+} as const;

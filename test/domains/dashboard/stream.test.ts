@@ -4,8 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import t, { type Test } from 'tap';
-import { createAgent, ownerToken, testApp } from '../../helpers/app.ts';
-import { addRouter, recordSpeedTest, recordUsage } from './seed.ts';
+import { anotherProcess, createAgent, ownerToken, testApp } from '../../helpers/app.ts';
+import { addRouter, backupRun, recordSpeedTest, recordUsage } from './seed.ts';
 
 interface Event {
   event: string;
@@ -94,16 +94,34 @@ t.test('card events and heartbeats; a new backup run is pushed at once', async (
   const posted = await ta.asOwner({
     method: 'POST',
     url: '/api/backups',
-    payload: {
-      started_at: '2026-11-22T02:00:00Z',
-      finished_at: '2026-11-22T02:10:00Z',
-      status: 'ok',
-      target: { name: 'nas', free_bytes: 1, total_bytes: 2 },
-      guests: [],
-    },
+    payload: backupRun,
   });
   t.equal(posted.statusCode, 201);
   const pushed = await stream.next((e) => e.data.type === 'backups', mark);
+  t.match(pushed.data.data, { last_run: { status: 'ok' } });
+});
+
+t.test('a backup run reported to another process of the hub is pushed to this one’s stream', async (t) => {
+  const ta = await testApp(t);
+  const other = await anotherProcess(t, ta);
+  await ta.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = ta.app.server.address() as AddressInfo;
+  const stream = events(await openStream(t, port));
+  await stream.next((e) => e.event === 'card' && e.data.type === 'backups');
+
+  const mark = stream.seen.length;
+  const posted = await other.inject({
+    method: 'POST',
+    url: '/api/backups',
+    headers: { authorization: `Bearer ${ownerToken}` },
+    payload: backupRun,
+  });
+  t.equal(posted.statusCode, 201);
+  // Long before the card's own 60 s refresh.
+  const pushed = await Promise.race([
+    stream.next((e) => e.data.type === 'backups', mark),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('not pushed within 10 s')), 10_000)),
+  ]);
   t.match(pushed.data.data, { last_run: { status: 'ok' } });
 });
 
