@@ -10,7 +10,7 @@ import postgres, { type Sql } from 'postgres';
 import { buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config/index.ts';
 import { createSql, type DbLogger, endSql } from '../../lib/db.ts';
-import { readClusterState, withDatabase } from './cluster.ts';
+import { databaseDropChannel, readClusterState, testDatabaseName, withDatabase } from './cluster.ts';
 
 export const ownerToken = 'owner-test-token-0123456789abcdef';
 
@@ -31,7 +31,7 @@ export async function testDatabase(
   log: DbLogger = { warn: () => undefined },
 ): Promise<TestDatabase> {
   const state = await readClusterState();
-  const name = `hub_t_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName(randomBytes(6).toString('hex'));
   const admin = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
   await admin.unsafe(
     `create database ${name} template ${state.template} owner "${new URL(state.appUrl).username}"`,
@@ -41,9 +41,10 @@ export async function testDatabase(
   const sql = createSql(url, log);
   t.teardown(async () => {
     await endSql(sql);
-    const dropper = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
-    await dropper.unsafe(`drop database if exists ${name} with (force)`);
-    await dropper.end();
+    // Dropped in the background by the run's janitor (cluster-start.ts): a drop waits for a checkpoint.
+    const announcer = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
+    await announcer`select pg_notify(${databaseDropChannel}, ${name})`;
+    await announcer.end();
   });
   return { url, adminUrl: withDatabase(state.adminUrl, name), name, sql };
 }

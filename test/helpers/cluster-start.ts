@@ -1,4 +1,5 @@
 // Run by before.ts, once before the test files: starts the test cluster and builds the migrated template database.
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,32 @@ const sql = postgres(templateUrl, { max: 1, onnotice: () => undefined });
 await migrate(sql);
 await sql.end();
 await runMigrations({ connectionString: templateUrl, logger: undefined });
+
+if (state.embedded) {
+  // This cluster holds throwaway test data: its writes need not survive a crash of the machine (the reliability
+  // tests run their own clusters, with the hub's own settings). Without the flushes a file's database is cloned
+  // about four times faster.
+  const settings = postgres(state.adminUrl, { max: 1, onnotice: () => undefined });
+  for (const setting of ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']) {
+    await settings.unsafe(`alter system set ${setting}`);
+  }
+  await settings`select pg_reload_conf()`;
+  await settings.end();
+}
+
+// The janitor drops finished databases in the background; it says `ready` once it listens.
+const janitor = spawn(process.execPath, [new URL('./database-janitor.ts', import.meta.url).pathname], {
+  env: { ...process.env, OPS_HUB_TEST_ADMIN_URL: state.adminUrl },
+  detached: true,
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
+await new Promise<void>((resolve, reject) => {
+  janitor.stdout.once('data', () => resolve());
+  janitor.once('exit', (code) => reject(new Error(`the database janitor exited (${code})`)));
+});
+janitor.stdout.destroy();
+janitor.unref();
+state.janitorPid = janitor.pid;
 
 await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
 console.log(

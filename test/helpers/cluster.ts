@@ -11,6 +11,8 @@ export interface ClusterState {
   appUrl: string;
   template: string;
   embedded: boolean;
+  /** The process dropping finished databases (database-janitor.ts). */
+  janitorPid?: number;
 }
 
 /**
@@ -32,6 +34,15 @@ export async function readClusterState(): Promise<ClusterState> {
     throw new Error(`no test database cluster (${stateFile}); run the tests through tap, which starts it`);
   }
 }
+
+/** Where a test file announces the database it is finished with, for database-janitor.ts to drop. */
+export const databaseDropChannel = 'ops_hub_test_drop_database';
+
+/** A test file's database: the run's id, then random. */
+export function testDatabaseName(suffix: string): string {
+  return `hub_t_${runId}_${suffix}`;
+}
+export const testDatabasePattern = /^hub_t_\d+_[0-9a-f]+$/;
 
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
