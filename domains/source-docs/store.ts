@@ -134,12 +134,15 @@ export async function updateSourceDoc(
   const fields: Record<string, unknown> = defined(rest);
   if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
   if (Object.keys(fields).length === 0 && read === undefined) return findSourceDoc(sql, id);
-  // Reading is not an edit: read state alone leaves updated_at as it was.
-  const edits = Object.keys(fields).length ? sql`${sql(fields)}, updated_at = now(),` : sql``;
   const readAt =
     read === undefined ? sql`read_at` : read ? sql`coalesce(read_at, now())` : sql`null::timestamptz`;
-  const [row] = await sql<SourceDocRow[]>`
-    update source_docs set ${edits} read_at = ${readAt} where id = ${id} returning ${selected(sql)}`;
+  // Reading is not an edit: read state alone leaves updated_at as it was.
+  const [row] = Object.keys(fields).length
+    ? await sql<SourceDocRow[]>`
+        update source_docs set ${sql(fields)}, updated_at = now(), read_at = ${readAt}
+        where id = ${id} returning ${selected(sql)}`
+    : await sql<SourceDocRow[]>`
+        update source_docs set read_at = ${readAt} where id = ${id} returning ${selected(sql)}`;
   return row;
 }
 
