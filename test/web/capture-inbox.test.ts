@@ -11,7 +11,12 @@ async function upload(title: string) {
   const response = await hub.asOwner({
     method: 'POST',
     url: '/api/source-docs',
-    payload: { space_id: reading.id, title, content: `# ${title}\n\nBasil, chard and beans.`, origin: 'upload' },
+    payload: {
+      space_id: reading.id,
+      title,
+      content: `# ${title}\n\nBasil, chard and beans.`,
+      origin: 'upload',
+    },
   });
   return response.json().id as string;
 }
