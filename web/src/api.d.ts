@@ -7853,6 +7853,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ping/{token}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a message for the log, changing nothing
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: components["parameters"]["path.token"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["400"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["503"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a message for the log, changing nothing
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: components["parameters"]["path.token"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["400"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ping/{token}/{code}": {
         parameters: {
             query?: never;
@@ -8273,6 +8385,12 @@ export interface paths {
                                 /** @description share of checks that passed, in per cent; null without checks in the period */
                                 "30d": number | null;
                             };
+                            /** @description a push service's log pings (/api/ping/:token/log), newest first, the last 100 kept */
+                            log: {
+                                /** Format: date-time */
+                                at: string;
+                                message: string;
+                            }[];
                         };
                     };
                 };
