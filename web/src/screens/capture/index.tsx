@@ -13,6 +13,7 @@ import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Capture as CaptureItem } from '../../types.ts';
 import { Feeds } from './feeds.tsx';
+import { UnreadOnly } from './unread-only.tsx';
 
 const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
@@ -195,14 +196,7 @@ export default function Capture() {
               </span>
             )}
           </h2>
-          <label class="row small">
-            <input
-              type="checkbox"
-              checked={unreadOnly.value}
-              onChange={(e) => (unreadOnly.value = e.currentTarget.checked)}
-            />
-            Unread only
-          </label>
+          <UnreadOnly value={unreadOnly} />
           <button type="button" class="ghost" onClick={inbox.reload} aria-label="Refresh">
             <Icon name="refresh" size={15} />
           </button>
