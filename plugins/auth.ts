@@ -67,6 +67,8 @@ export const publicRoutes: readonly string[] = [
   'POST /api/ping/:token/start',
   'GET /api/ping/:token/fail',
   'POST /api/ping/:token/fail',
+  'GET /api/ping/:token/log',
+  'POST /api/ping/:token/log',
   'GET /api/ping/:token/:code',
   'POST /api/ping/:token/:code',
   // Public status pages and the badges of the services on them (domains/status-pages).

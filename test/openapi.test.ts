@@ -43,6 +43,7 @@ const withoutBodySchema = new Set([
   'POST /api/ping/:token', // heartbeats: any body, of any type, is kept as text (the first 10 KB)
   'POST /api/ping/:token/start',
   'POST /api/ping/:token/fail',
+  'POST /api/ping/:token/log',
   'POST /api/ping/:token/:code',
   'POST /api/mcp-servers/:id/refresh',
 ]);

@@ -1,6 +1,7 @@
 // Capture and ingestion routes:
 //   GET  /api/captures         the capture inbox: captured URLs and uploads, newest first (agent or owner; a scoped
 //                              agent sees its space only)
+//   PATCH /api/captures/:id    marks an entry read or unread (owner; read-state.ts)
 //   POST /api/capture          a URL becomes an ingest.url or ingest.video job (agent or owner)
 //   POST /api/capture/upload   a file becomes a source document (agent or owner; upload.ts)
 //   POST /api/ingest/:service  the bookmark webhook, public under its own secret check (ingest.ts)
@@ -12,23 +13,21 @@ import { Type } from 'typebox';
 import { hubError } from '../../lib/errors.ts';
 import { errors } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
-import { agentAccess, publicAccess } from '../../plugins/auth.ts';
+import { agentAccess, ownerOnly, publicAccess } from '../../plugins/auth.ts';
 import { readScope, writeAs, writeEnv } from '../entities/write.ts';
 import { acceptedBody } from './accept.ts';
 import { captureHandler, captureResultOf, uploadHandler } from './entity.ts';
 import ingestRoutes from './ingest.ts';
 import { captureTasks } from './jobs.ts';
 import { linkdingCron } from './linkding.ts';
-import { captureOrigin, checkCaptureUrlResolved } from './routing.ts';
+import { presentInboxRow } from './present.ts';
+import readStateRoutes from './read-state.ts';
+import { checkCaptureUrlResolved } from './routing.ts';
 import { Capture, CaptureAccepted, CaptureBody, CaptureList, CaptureListQuery } from './schema.ts';
-import { type InboxRow, listInbox } from './store.ts';
+import { listInbox } from './store.ts';
 import uploadRoutes from './upload.ts';
 
 const tags = ['capture'];
-
-function present({ task, via, ...row }: InboxRow): Capture {
-  return { ...row, origin: task && via ? captureOrigin(task, via) : 'upload' };
-}
 
 const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config;
@@ -42,18 +41,24 @@ const captureRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List captures and uploads, newest first',
         description:
           'Each captured URL (from the API, the bookmark webhook or the linkding pull) with its state and error, and ' +
-          'each uploaded file (completed at once); document_id is the source document it produced. Filter by state ' +
-          'and space_id. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An ' +
+          'each uploaded file (completed at once); document_id is the source document it produced. Filter by state, ' +
+          'space_id and unread (read_at null); unread counts the unread entries the other filters match. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An ' +
           "agent scoped to one space sees that space's only (another space_id is 404).",
         querystring: CaptureListQuery,
         response: { 200: CaptureList, ...errors(400, 401, 404, 429) },
       },
     },
     async (request) => {
-      const { state, space_id, limit, offset } = request.query;
+      const { state, space_id, unread, limit, offset } = request.query;
       const spaceId = readScope(request, space_id);
-      const page = await listInbox(app.sql, { state, spaceId, limit, offset });
-      return { items: page.items.map(present), total: page.total, limit, offset };
+      const page = await listInbox(app.sql, { state, spaceId, unread, limit, offset });
+      return {
+        items: page.items.map(presentInboxRow),
+        total: page.total,
+        unread: page.unread,
+        limit,
+        offset,
+      };
     },
   );
 
@@ -101,6 +106,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Capture);
   await app.register(agentAccess(captureRoutes));
   await app.register(agentAccess(uploadRoutes));
+  await app.register(ownerOnly(readStateRoutes));
   await app.register(publicAccess(ingestRoutes));
 };
 

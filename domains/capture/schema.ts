@@ -93,6 +93,10 @@ export const Capture = Type.Object(
     job_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The ingest job in /api/jobs (retry a failed one there); null for an upload',
     }),
+    read_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the owner read it; null: unread. Once a capture has its document, the document's read state",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -100,12 +104,30 @@ export const Capture = Type.Object(
 );
 export type Capture = Static<typeof Capture>;
 
-export const CaptureList = Paginated(Type.Ref('Capture'));
+export const CaptureList = Type.Object({
+  ...Paginated(Type.Ref('Capture')).properties,
+  unread: Type.Integer({ minimum: 0, description: 'How many of the entries the filters match are unread' }),
+});
 
 export const CaptureListQuery = Type.Intersect([
   PageQuery,
-  Type.Object({ state: Type.Optional(CaptureState), space_id: Type.Optional(Uuid) }),
+  Type.Object({
+    state: Type.Optional(CaptureState),
+    space_id: Type.Optional(Uuid),
+    unread: Type.Optional(Type.Boolean({ description: 'true: only the entries not read yet' })),
+  }),
 ]);
+
+export const CaptureParams = Type.Object({ id: Uuid });
+
+export const CaptureReadBody = Type.Object(
+  {
+    read: Type.Boolean({
+      description: 'true marks it read (a read one keeps its time); false marks it unread again',
+    }),
+  },
+  { additionalProperties: false },
+);
 export type CaptureListQuery = Static<typeof CaptureListQuery>;
 
 /** The stored document, as GET /api/source-docs/:id shows it (a copy: that schema's $id lives in its domain). */

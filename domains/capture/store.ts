@@ -74,8 +74,37 @@ export interface InboxRow {
   space_id: string;
   document_id: string | null;
   job_id: string | null;
+  read_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface InboxFilter {
+  state?: CaptureState;
+  spaceId?: string;
+  unread?: boolean;
+  /** One entry of the inbox (a capture's id or an upload's document id). */
+  id?: string;
+}
+
+/** The inbox's rows, captures and uploads together, before paging. */
+function inboxRows(sql: Db, filter: InboxFilter) {
+  const inSpace = (column: string) => (filter.spaceId ? sql`and ${sql(column)} = ${filter.spaceId}` : sql``);
+  const isId = (column: string) => (filter.id ? sql`and ${sql(column)} = ${filter.id}` : sql``);
+  // Once a capture has its document, the document's read state is the one shown (opening it marks it read).
+  const captures = sql`
+    select c.id, c.task, c.via, c.url, null::text as filename, coalesce(c.title, nullif(d.title, '')) as title,
+      c.state, c.error, c.space_id, c.source_doc_id as document_id, c.job_id::text,
+      case when d.id is null then c.read_at else d.read_at end as read_at, c.created_at, c.updated_at
+    from captures c left join source_docs d on d.id = c.source_doc_id
+    where true ${filter.state ? sql`and c.state = ${filter.state}` : sql``} ${inSpace('c.space_id')}
+      ${isId('c.id')}`;
+  const uploads = sql`
+    select d.id, null::text, null::text, null::text, d.metadata->>'filename', nullif(d.title, ''), 'completed',
+      null::text, d.space_id, d.id, null::text, d.read_at, d.created_at, d.updated_at
+    from source_docs d where d.origin = 'upload' ${inSpace('d.space_id')} ${isId('d.id')}`;
+  const withUploads = filter.state === undefined || filter.state === 'completed';
+  return sql`(${captures} ${withUploads ? sql`union all ${uploads}` : sql``}) inbox`;
 }
 
 /**
@@ -84,28 +113,42 @@ export interface InboxRow {
  */
 export async function listInbox(
   sql: Db,
-  filter: { state?: CaptureState; spaceId?: string; limit: number; offset: number },
-): Promise<{ items: InboxRow[]; total: number }> {
-  const inSpace = (column: string) => (filter.spaceId ? sql`and ${sql(column)} = ${filter.spaceId}` : sql``);
-  const captures = sql`
-    select c.id, c.task, c.via, c.url, null::text as filename, coalesce(c.title, nullif(d.title, '')) as title,
-      c.state, c.error, c.space_id, c.source_doc_id as document_id, c.job_id::text, c.created_at, c.updated_at
-    from captures c left join source_docs d on d.id = c.source_doc_id
-    where true ${filter.state ? sql`and c.state = ${filter.state}` : sql``} ${inSpace('c.space_id')}`;
-  const uploads = sql`
-    select d.id, null::text, null::text, null::text, d.metadata->>'filename', nullif(d.title, ''), 'completed',
-      null::text, d.space_id, d.id, null::text, d.created_at, d.updated_at
-    from source_docs d where d.origin = 'upload' ${inSpace('d.space_id')}`;
-  const withUploads = filter.state === undefined || filter.state === 'completed';
-  return listPage<InboxRow>(
+  filter: InboxFilter & { limit: number; offset: number },
+): Promise<{ items: InboxRow[]; total: number; unread: number }> {
+  const unreadOnly = (rows: ReturnType<typeof inboxRows>, unread?: boolean) =>
+    sql`from ${rows} ${unread ? sql`where read_at is null` : sql``}`;
+  const page = await listPage<InboxRow>(
     sql,
     {
       select: sql`*`,
-      from: sql`from (${captures} ${withUploads ? sql`union all ${uploads}` : sql``}) inbox`,
+      from: unreadOnly(inboxRows(sql, filter), filter.unread),
       orderBy: sql`created_at desc, id desc`,
     },
     filter,
   );
+  const [{ unread }] = await sql<{ unread: number }[]>`
+    select count(*)::int as unread ${unreadOnly(inboxRows(sql, filter), true)}`;
+  return { ...page, unread };
+}
+
+export async function findInboxEntry(sql: Db, id: string): Promise<InboxRow | undefined> {
+  const [row] = await sql<InboxRow[]>`select * from ${inboxRows(sql, { id })}`;
+  return row;
+}
+
+/**
+ * Marks an inbox entry read (now, or kept if it was) or unread: a capture and the document it produced, or an
+ * upload's document. False when there is no such entry.
+ */
+export async function markInboxEntry(sql: Db, id: string, read: boolean): Promise<boolean> {
+  const readAt = read ? sql`coalesce(read_at, now())` : sql`null::timestamptz`;
+  const [capture] = await sql<{ source_doc_id: string | null }[]>`
+    update captures set read_at = ${readAt} where id = ${id} returning source_doc_id`;
+  const [doc] = await sql`
+    update source_docs set read_at = ${readAt}
+    where id = ${capture ? capture.source_doc_id : id} ${capture ? sql`` : sql`and origin = 'upload'`}
+    returning id`;
+  return capture !== undefined || doc !== undefined;
 }
 
 export async function setCaptureJob(sql: Db, id: string, jobId: string): Promise<CaptureRow> {

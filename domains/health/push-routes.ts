@@ -4,6 +4,7 @@
 //   GET|POST /api/ping/:token                    healthchecks.io's ping: success
 //   GET|POST /api/ping/:token/start              a run started: it must finish within the service's grace_s
 //   GET|POST /api/ping/:token/fail               the run failed
+//   GET|POST /api/ping/:token/log                a message kept in the service's log; its state stays as it is
 //   GET|POST /api/ping/:token/:code              the run's exit status: 0 success, 1-255 failure
 // A healthchecks.io ping answers `OK` as text; its request body (any type, the first 10 KB) is kept as the message.
 // Each token may report HEARTBEATS_PER_MINUTE times a minute (429 beyond), whoever sends them.
@@ -23,6 +24,8 @@ export const maxMessageBytes = 10 * 1024;
 const maxBodyBytes = 100 * 1024;
 
 const tags = ['health'];
+/** A ping's message when its body says nothing. */
+const unsaid: Partial<Record<Heartbeat['signal'], string>> = { down: 'failed', log: '(empty log message)' };
 const Token = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -138,6 +141,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { suffix: '', summary: 'success', signal: () => 'up' },
         { suffix: '/start', summary: 'a run started', signal: () => 'start' },
         { suffix: '/fail', summary: 'failure', signal: () => 'down' },
+        { suffix: '/log', summary: 'a message for the log, changing nothing', signal: () => 'log' },
         {
           suffix: '/:code',
           summary: 'the exit status of a run (0 success, 1-255 failure)',
@@ -177,8 +181,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
             const params = request.params as { code?: number };
             const signal = ping.signal(params);
             const sent = typeof request.body === 'string' ? request.body.trim() : '';
-            const said =
-              params.code !== undefined ? `exit status ${params.code}` : signal === 'down' ? 'failed' : 'OK';
+            const said = params.code !== undefined ? `exit status ${params.code}` : (unsaid[signal] ?? 'OK');
             await receiveHeartbeat(deps, admitted, { signal, message: sent || said, latency_ms: null });
             return reply.send('OK');
           },

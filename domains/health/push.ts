@@ -16,6 +16,7 @@ import type { CheckOutcome } from './checks.ts';
 import { settleOutages } from './outage.ts';
 import { nextStanding } from './state.ts';
 import {
+  appendPushLog,
   clearPushStart,
   hasPushToken,
   heartbeatReceived,
@@ -56,9 +57,12 @@ export function findPushService(sql: Db, token: string): Promise<PushService | u
   return pushServiceByToken(sql, hashToken(token));
 }
 
-/** What a heartbeat says: the run went well (up), failed (down), or has started and will report again. */
+/**
+ * What a heartbeat says: the run went well (up), failed (down), has started and will report again, or only says
+ * something (log).
+ */
 export interface Heartbeat {
-  signal: 'up' | 'down' | 'start';
+  signal: 'up' | 'down' | 'start' | 'log';
   message: string;
   latency_ms: number | null;
 }
@@ -105,6 +109,11 @@ export async function receiveHeartbeat(
 ): Promise<void> {
   if (heartbeat.signal === 'start') {
     await pushStarted(deps.sql, service.id);
+    return;
+  }
+  if (heartbeat.signal === 'log') {
+    // A message only: the state, the last heartbeat and an open start stay as they were.
+    await appendPushLog(deps.sql, service.id, heartbeat.message);
     return;
   }
   const outcome = {

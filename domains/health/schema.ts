@@ -328,6 +328,9 @@ export const History = Type.Object({
   service_id: Uuid,
   checks: Type.Array(CheckResult, { description: 'newest first' }),
   uptime: Type.Object({ '24h': Percent, '7d': Percent, '30d': Percent }),
+  log: Type.Array(Type.Object({ at: Timestamp, message: Type.String() }), {
+    description: "a push service's log pings (/api/ping/:token/log), newest first, the last 100 kept",
+  }),
 });
 
 export const HealthEvent = Type.Object({

@@ -376,7 +376,11 @@ export async function checkHistory(
       round(100.0 * avg(ok::int) filter (where checked_at > now() - interval '7 days'), 2)::float8 as d7,
       round(100.0 * avg(ok::int), 2)::float8 as d30
     from health_results where service_id = ${id} and checked_at > now() - interval '30 days' and not maintenance`;
-  return { checks, uptime: { '24h': row.d1, '7d': row.d7, '30d': row.d30 } };
+  return {
+    checks,
+    uptime: { '24h': row.d1, '7d': row.d7, '30d': row.d30 },
+    log: await pushLog(sql, id),
+  };
 }
 
 export async function listEvents(sql: Db, filter: { serviceId?: string; limit: number; offset: number }) {
@@ -563,6 +567,23 @@ export async function heartbeatReceived(sql: Db, id: string): Promise<void> {
 /** A `start`: the run it opens must finish within grace_s. */
 export async function pushStarted(sql: Db, id: string): Promise<void> {
   await sql`update monitored_services set push_started_at = now() where id = ${id}`;
+}
+
+/** How many log messages of a push service are kept: the newest. */
+export const pushLogKept = 100;
+
+/** Keeps a log message of a push service and drops those past the newest pushLogKept. */
+export async function appendPushLog(sql: Db, serviceId: string, message: string): Promise<void> {
+  await sql`insert into push_log (service_id, message) values (${serviceId}, ${message})`;
+  await sql`
+    delete from push_log where service_id = ${serviceId} and id <= (
+      select id from push_log where service_id = ${serviceId} order by id desc offset ${pushLogKept} limit 1)`;
+}
+
+/** The log messages of a push service, newest first. */
+export async function pushLog(sql: Db, serviceId: string): Promise<{ at: Date; message: string }[]> {
+  return sql<{ at: Date; message: string }[]>`
+    select at, message from push_log where service_id = ${serviceId} order by id desc`;
 }
 
 /**

@@ -35,12 +35,13 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { space_id, origin, tag, limit, offset } = request.query;
+      const { space_id, origin, tag, unread, limit, offset } = request.query;
       const spaceId = readScope(request, space_id);
       const page = await listSourceDocs(app.sql, {
         spaceId,
         origin: origin as SourceDocOrigin | undefined,
         tag,
+        unread,
         limit,
         offset,
       });

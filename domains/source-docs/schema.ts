@@ -23,6 +23,9 @@ const common = {
   captured_at: Timestamp,
   metadata: Type.Record(Type.String(), Type.Unknown()),
   tags: Type.Unsafe<string[]>({ ...Tags, description: 'Kept as metadata.tags' }),
+  read_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the owner read it (opened it, or marked it read); null: unread',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -61,6 +64,9 @@ export const UpdateSourceDoc = Patch({
   content_type: contentType,
   metadata,
   tags: TagsInput,
+  read: Type.Boolean({
+    description: 'true marks it read (a read one keeps its time); false marks it unread',
+  }),
 });
 export type UpdateSourceDoc = Static<typeof UpdateSourceDoc>;
 
@@ -71,5 +77,6 @@ export const SourceDocListQuery = Type.Intersect([
     space_id: Type.Optional(Uuid),
     origin: Type.Optional(SourceDocOrigin),
     tag: Type.Optional(TagFilter),
+    unread: Type.Optional(Type.Boolean({ description: 'true: only the documents not read yet' })),
   }),
 ]);

@@ -32,6 +32,8 @@ export interface SourceDocPatch {
   content_type?: string;
   url?: string | null;
   metadata?: Record<string, unknown>;
+  /** true marks it read now (a read one keeps its time); false marks it unread. */
+  read?: boolean;
 }
 
 const columns = [
@@ -44,6 +46,7 @@ const columns = [
   'origin',
   'captured_at',
   'metadata',
+  'read_at',
   'created_at',
   'updated_at',
 ];
@@ -97,9 +100,17 @@ export async function lockSourceDoc(sql: Db, id: string): Promise<SourceDocRow |
 
 export async function listSourceDocs(
   sql: Db,
-  filter: { spaceId?: string; origin?: SourceDocOrigin; tag?: string; limit: number; offset: number },
+  filter: {
+    spaceId?: string;
+    origin?: SourceDocOrigin;
+    tag?: string;
+    unread?: boolean;
+    limit: number;
+    offset: number;
+  },
 ) {
   const where = sql`where true
+    ${filter.unread ? sql`and read_at is null` : sql``}
     ${filter.spaceId ? sql`and space_id = ${filter.spaceId}` : sql``}
     ${filter.origin ? sql`and origin = ${filter.origin}` : sql``}
     ${filter.tag ? sql`and ${hasTag(sql, tagsOf(sql), filter.tag)}` : sql``}`;
@@ -119,11 +130,19 @@ export async function updateSourceDoc(
   id: string,
   patch: SourceDocPatch,
 ): Promise<SourceDocRow | undefined> {
-  const fields: Record<string, unknown> = defined(patch);
+  const { read, ...rest } = patch;
+  const fields: Record<string, unknown> = defined(rest);
   if (patch.metadata) fields.metadata = sql.json(patch.metadata as never);
-  if (Object.keys(fields).length === 0) return findSourceDoc(sql, id);
-  const [row] = await sql<SourceDocRow[]>`
-    update source_docs set ${sql(fields)}, updated_at = now() where id = ${id} returning ${selected(sql)}`;
+  if (Object.keys(fields).length === 0 && read === undefined) return findSourceDoc(sql, id);
+  const readAt =
+    read === undefined ? sql`read_at` : read ? sql`coalesce(read_at, now())` : sql`null::timestamptz`;
+  // Reading is not an edit: read state alone leaves updated_at as it was.
+  const [row] = Object.keys(fields).length
+    ? await sql<SourceDocRow[]>`
+        update source_docs set ${sql(fields)}, updated_at = now(), read_at = ${readAt}
+        where id = ${id} returning ${selected(sql)}`
+    : await sql<SourceDocRow[]>`
+        update source_docs set read_at = ${readAt} where id = ${id} returning ${selected(sql)}`;
   return row;
 }
 

@@ -13,7 +13,15 @@ export async function tagsOfHits(
   const of = (kind: string) => hits.filter((hit) => hit.kind === kind).map((hit) => hit.id);
   const { items } = await tagCounts(
     sql,
-    { ids: { pages: of('pages'), refs: of('refs'), source_docs: of('source_docs'), apps: of('apps') } },
+    {
+      ids: {
+        pages: of('pages'),
+        refs: of('refs'),
+        source_docs: of('source_docs'),
+        feed_items: of('feed_items'),
+        apps: of('apps'),
+      },
+    },
     { limit: facetTags, offset: 0 },
   );
   return items;

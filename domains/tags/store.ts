@@ -1,12 +1,13 @@
-// Tags counted across the kinds that carry them: pages, references, captured documents (their metadata's tags) and
-// apps. A tag is one tag whatever its case: counted together, shown in its most used spelling.
+// Tags counted across the kinds that carry them: pages, references, captured documents (their metadata's tags), feed
+// items and apps. A tag is one tag whatever its case: counted together, shown in its most used spelling. A tag's
+// count is how many rows carry it, each once (a document's metadata may repeat a tag in several spellings).
 import type { Db } from '../../plugins/db.ts';
 import type { TagCount } from './schema.ts';
 
 /** Which rows to count: a space (apps belong to none and are left out), or named rows of each kind. */
 export interface TagScope {
   spaceId?: string;
-  ids?: { pages: string[]; refs: string[]; source_docs: string[]; apps: string[] };
+  ids?: { pages: string[]; refs: string[]; source_docs: string[]; feed_items: string[]; apps: string[] };
 }
 
 export async function tagCounts(
@@ -20,22 +21,27 @@ export async function tagCounts(
     ${ids ? sql`and id = any(${ids[kind]}::uuid[])` : sql``}`;
   const rows = await sql<(TagCount & { total: number })[]>`
     with tagged as (
-      select unnest(tags) as tag, 'pages' as kind from pages ${where('pages')}
+      select unnest(tags) as tag, 'pages' as kind, id from pages ${where('pages')}
       union all
-      select unnest(tags), 'refs' from refs ${where('refs')}
+      select unnest(tags), 'refs', id from refs ${where('refs')}
       union all
       select jsonb_array_elements_text(case jsonb_typeof(metadata -> 'tags') when 'array' then metadata -> 'tags'
-                                         else '[]' end), 'source_docs'
+                                         else '[]' end), 'source_docs', id
       from source_docs ${where('source_docs')}
-      ${spaceId ? sql`` : sql`union all select unnest(tags), 'apps' from apps ${where('apps')}`}
+      union all
+      select unnest(tags), 'feed_items', id from feed_items ${where('feed_items')}
+      ${spaceId ? sql`` : sql`union all select unnest(tags), 'apps', id from apps ${where('apps')}`}
     ),
     spelled as (
       select lower(tag) as key, tag, count(*)::int as uses from tagged group by lower(tag), tag
+    ),
+    carried as (
+      select lower(tag) as key, count(distinct (kind, id))::int as count from tagged group by lower(tag)
     )
-    select (array_agg(tag order by uses desc, tag))[1] as tag, sum(uses)::int as count,
+    select (select s.tag from spelled s where s.key = c.key order by s.uses desc, s.tag limit 1) as tag, c.count,
            count(*) over ()::int as total
-    from spelled group by key
-    order by count desc, key
+    from carried c
+    order by c.count desc, c.key
     limit ${page.limit} offset ${page.offset}`;
   // Past the end there is no row to carry the total: counted again, rarely.
   const total =

@@ -1071,7 +1071,7 @@ export interface paths {
         };
         /**
          * List captures and uploads, newest first
-         * @description Each captured URL (from the API, the bookmark webhook or the linkding pull) with its state and error, and each uploaded file (completed at once); document_id is the source document it produced. Filter by state and space_id. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An agent scoped to one space sees that space's only (another space_id is 404).
+         * @description Each captured URL (from the API, the bookmark webhook or the linkding pull) with its state and error, and each uploaded file (completed at once); document_id is the source document it produced. Filter by state, space_id and unread (read_at null); unread counts the unread entries the other filters match. A failed capture runs again with POST /api/jobs/:job_id/retry (it is queued again). An agent scoped to one space sees that space's only (another space_id is 404).
          */
         get: {
             parameters: {
@@ -1080,6 +1080,8 @@ export interface paths {
                     offset?: components["parameters"]["query.offset"];
                     state?: "queued" | "completed" | "failed" | "cancelled";
                     space_id?: components["parameters"]["query.space_id"];
+                    /** @description true: only the entries not read yet */
+                    unread?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -1098,6 +1100,8 @@ export interface paths {
                             total: number;
                             limit: number;
                             offset: number;
+                            /** @description How many of the entries the filters match are unread */
+                            unread: number;
                         };
                     };
                 };
@@ -1241,6 +1245,8 @@ export interface paths {
                             };
                             /** @description Kept as metadata.tags */
                             tags: string[];
+                            /** @description When the owner read it (opened it, or marked it read); null: unread */
+                            read_at: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1274,6 +1280,62 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Mark an inbox entry read or unread
+         * @description The id is an entry of GET /api/captures: a capture (its document, once it has one, is marked too) or an upload.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: components["parameters"]["path.id"];
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description true marks it read (a read one keeps its time); false marks it unread again */
+                        read: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Capture"];
+                    };
+                };
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                404: components["responses"]["404"];
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
+            };
+        };
         trace?: never;
     };
     "/api/ingest/{service}": {
@@ -3914,6 +3976,8 @@ export interface paths {
                     origin?: "url" | "upload" | "webhook" | "video";
                     /** @description only rows with this tag (any case) */
                     tag?: components["parameters"]["query.tag"];
+                    /** @description true: only the documents not read yet */
+                    unread?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -3945,6 +4009,8 @@ export interface paths {
                                 };
                                 /** @description Kept as metadata.tags */
                                 tags: string[];
+                                /** @description When the owner read it (opened it, or marked it read); null: unread */
+                                read_at: string | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -4140,6 +4206,8 @@ export interface paths {
                         };
                         /** @description trimmed, unique regardless of case; at most 32 tags of 1 to 64 characters */
                         tags?: string[];
+                        /** @description true marks it read (a read one keeps its time); false marks it unread */
+                        read?: boolean;
                     };
                 };
             };
@@ -7785,6 +7853,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ping/{token}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a message for the log, changing nothing
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: components["parameters"]["path.token"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["400"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["503"];
+            };
+        };
+        put?: never;
+        /**
+         * A heartbeat of a push service, healthchecks.io’s shape: a message for the log, changing nothing
+         * @description Sent by the checked job itself, without credentials: the token is one. The request body (any type; its first 10 KB) is kept as the message. Answers `OK` as text.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the push service’s heartbeat token */
+                    token: components["parameters"]["path.token"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `OK` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                400: components["responses"]["400"];
+                /** @description `not found`: no enabled push service has this token */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                413: components["responses"]["413"];
+                415: components["responses"]["415"];
+                /** @description `rate limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                503: components["responses"]["503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ping/{token}/{code}": {
         parameters: {
             query?: never;
@@ -8205,6 +8385,12 @@ export interface paths {
                                 /** @description share of checks that passed, in per cent; null without checks in the period */
                                 "30d": number | null;
                             };
+                            /** @description a push service's log pings (/api/ping/:token/log), newest first, the last 100 kept */
+                            log: {
+                                /** Format: date-time */
+                                at: string;
+                                message: string;
+                            }[];
                         };
                     };
                 };
@@ -14203,6 +14389,8 @@ export interface components {
             document_id: string | null;
             /** @description The ingest job in /api/jobs (retry a failed one there); null for an upload */
             job_id: string | null;
+            /** @description When the owner read it; null: unread. Once a capture has its document, the document's read state */
+            read_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -14455,6 +14643,8 @@ export interface components {
             };
             /** @description Kept as metadata.tags */
             tags: string[];
+            /** @description When the owner read it (opened it, or marked it read); null: unread */
+            read_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -163,6 +163,93 @@ t.test('agents read it like other capture reads; a scoped agent sees its own spa
   t.equal((await list('', ta.anon)).statusCode, 401);
 });
 
+t.test(
+  'read state: new entries are unread; marked read and unread; opening the document reads it',
+  async (t) => {
+    const ids = async (query: string) => {
+      const page = (await list(query)).json() as { items: Capture[]; unread: number; total: number };
+      return { ids: page.items.map((item) => item.id), unread: page.unread, total: page.total };
+    };
+    const all = [uploaded.json().id, gone.capture_id, article.capture_id];
+    t.same(await ids('?unread=true'), { ids: all, unread: 3, total: 3 }, 'everything new is unread');
+
+    const marked = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/captures/${gone.capture_id}`,
+      payload: { read: true },
+    });
+    t.equal(marked.statusCode, 200);
+    t.match(marked.json(), { id: gone.capture_id, state: 'failed', read_at: /^\d{4}-/ });
+    const readAt = marked.json().read_at;
+    const again = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/captures/${gone.capture_id}`,
+      payload: { read: true },
+    });
+    t.equal(again.json().read_at, readAt, 'read again keeps the first time');
+    t.same(await ids(`?unread=true&space_id=${reading.id}`), {
+      ids: [uploaded.json().id, article.capture_id],
+      unread: 2,
+      total: 2,
+    });
+    t.equal((await ids('')).unread, 2, 'the count of unread beside every entry');
+
+    // Opening the article's document (what the app does) reads its capture in the inbox.
+    const opened = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/source-docs/${articleDoc.id}`,
+      payload: { read: true },
+    });
+    t.equal(opened.statusCode, 200);
+    t.match(opened.json(), { read_at: /^\d{4}-/ });
+    const [doc] = await ta.sql<{ updated_at: Date; created_at: Date }[]>`
+    select updated_at, created_at from source_docs where id = ${articleDoc.id}`;
+    t.ok(doc.updated_at.getTime() < Date.parse(opened.json().read_at), 'reading is not an edit');
+    t.same((await ids('?unread=true')).ids, [uploaded.json().id]);
+    const docs = await ta.asOwner({ method: 'GET', url: '/api/source-docs?unread=true' });
+    t.same(
+      docs.json().items.map((item: { id: string }) => item.id),
+      [uploaded.json().id],
+      'the documents list filters unread too',
+    );
+
+    // The upload is an entry of its own: marked read through the inbox, then unread again.
+    const upload = `/api/captures/${uploaded.json().id}`;
+    t.match((await ta.asOwner({ method: 'PATCH', url: upload, payload: { read: true } })).json(), {
+      origin: 'upload',
+      read_at: /^\d{4}-/,
+    });
+    t.same(await ids('?unread=true'), { ids: [], unread: 0, total: 0 });
+    t.match((await ta.asOwner({ method: 'PATCH', url: upload, payload: { read: false } })).json(), {
+      read_at: null,
+    });
+    const unreadArticle = await ta.asOwner({
+      method: 'PATCH',
+      url: `/api/captures/${article.capture_id}`,
+      payload: { read: false },
+    });
+    t.match(
+      unreadArticle.json(),
+      { document_id: articleDoc.id, read_at: null },
+      'a capture and its document',
+    );
+    t.same((await ids('?unread=true')).ids, [uploaded.json().id, article.capture_id]);
+
+    const missing = await ta.asOwner({
+      method: 'PATCH',
+      url: '/api/captures/00000000-0000-4000-8000-000000000000',
+      payload: { read: true },
+    });
+    t.equal(missing.statusCode, 404);
+    t.equal(missing.json().code, 'CAPTURE_NOT_FOUND');
+    const bad = await ta.asOwner({ method: 'PATCH', url: upload, payload: { read: 'yes' } });
+    t.equal(bad.statusCode, 400);
+    const reader = await createAgent(ta, { tier: 'owner' });
+    const agent = await ta.asAgent(reader.token, { method: 'PATCH', url: upload, payload: { read: true } });
+    t.equal(agent.statusCode, 403, "the inbox's read state is the owner's");
+  },
+);
+
 t.test("retrying a failed capture's job queues the capture again", async (t) => {
   await released(ta.sql, gone.job_id);
   const retry = await ta.asOwner({ method: 'POST', url: `/api/jobs/${gone.job_id}/retry` });

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { checkServices } from '../../../domains/health/jobs.ts';
 import { heartbeatsPerMinute, maxMessageBytes } from '../../../domains/health/push-routes.ts';
+import { appendPushLog, pushLogKept } from '../../../domains/health/store.ts';
 import { alertsDelivered } from '../../helpers/alert-receiver.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
@@ -180,6 +181,54 @@ t.test("healthchecks.io's ping: success, start, fail, exit codes, the body kept;
   );
   await ta.anon({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, payload: 'a\u0000b' });
   t.equal((await read(service.id)).message, 'ab', 'a NUL is taken out rather than the heartbeat refused');
+});
+
+t.test("healthchecks.io's log ping: a message kept in the service's log, its state untouched", async (t) => {
+  const service = await createPush();
+  const url = `/api/ping/${service.push_token}`;
+  await ta.anon({ method: 'GET', url });
+  await ta.anon({ method: 'GET', url: `${url}/start` });
+  const before = await read(service.id);
+  const checks = (await results(service.id)).length;
+  const changes = (await events(service.id)).length;
+  // What `curl -fsS -m 10 --retry 5 --data-raw "disk 81% full" https://hc-ping.com/<uuid>/log` sends.
+  const logged = await ta.anon({
+    method: 'POST',
+    url: `${url}/log`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'curl/8.5.0' },
+    payload: 'disk 81% full',
+  });
+  t.equal(logged.statusCode, 200);
+  t.equal(logged.body, 'OK');
+  const empty = await ta.anon({ method: 'GET', url: `${url}/log` });
+  t.equal(empty.body, 'OK');
+  const after = await read(service.id);
+  t.match(
+    after,
+    {
+      state: before.state,
+      message: before.message,
+      checked_at: before.checked_at,
+      push_started_at: before.push_started_at,
+    },
+    'neither the state, the last heartbeat nor the open start moved',
+  );
+  t.ok(after.push_started_at, 'the start is still open');
+  t.equal((await results(service.id)).length, checks, 'no result recorded');
+  t.equal((await events(service.id)).length, changes, 'no state change');
+  const history = await ta.asOwner({ method: 'GET', url: `/api/health/services/${service.id}/history` });
+  t.same(
+    history.json().log.map((entry: { message: string }) => entry.message),
+    ['(empty log message)', 'disk 81% full'],
+    "newest first, with the service's history",
+  );
+  t.equal((await ta.anon({ method: 'POST', url: '/api/ping/no-such-token/log' })).body, 'not found');
+
+  for (let n = 0; n <= pushLogKept; n++) await appendPushLog(ta.sql, service.id, `line ${n}`);
+  const kept = await ta.sql<{ message: string }[]>`
+    select message from push_log where service_id = ${service.id} order by id`;
+  t.equal(kept.length, pushLogKept, `the newest ${pushLogKept} kept`);
+  t.equal(kept[0].message, 'line 1');
 });
 
 t.test('a missed heartbeat and a start without a finish turn the service down', async (t) => {

@@ -167,6 +167,29 @@ t.test('search results carry the tags of their hits', async (t) => {
   ]);
 });
 
+t.test('the tags facet counts each listed hit once, feed items included', async (t) => {
+  // A document's metadata may spell one tag thrice; a feed item is a hit with tags of its own.
+  await create('/api/source-docs', {
+    space_id: home.id,
+    title: 'Zucchini notes',
+    content: 'zucchini',
+    metadata: { tags: ['Squash', 'squash', 'SQUASH', 'Harvest'] },
+  });
+  const [feed] = await ta.sql<{ id: string }[]>`
+    insert into feeds (url, space_id) values ('https://feeds.example/garden.xml', ${home.id}) returning id`;
+  await ta.sql`
+    insert into feed_items (feed_id, space_id, guid, title, tags)
+    values (${feed.id}, ${home.id}, 'z1', 'Zucchini glut', ${['Squash']})`;
+  const found = await ta.asOwner({ method: 'GET', url: '/api/search?q=zucchini' });
+  t.equal(found.json().total, 2);
+  t.same(found.json().facets.tags, [
+    { tag: 'Squash', count: 2 },
+    { tag: 'Harvest', count: 1 },
+  ]);
+  const onePage = await ta.asOwner({ method: 'GET', url: '/api/search?q=zucchini&kinds=feed_items' });
+  t.same(onePage.json().facets.tags, [{ tag: 'Squash', count: 1 }], 'only the hits listed');
+});
+
 t.test("a bookmark service's tags are made to fit, never refused", async (t) => {
   t.same(fittedTags([' read later ', 'Read Later', '', 42, 'x'.repeat(80)]), ['read later', 'x'.repeat(64)]);
   t.equal(fittedTags(Array.from({ length: 50 }, (_, i) => `t${i}`)).length, 32);

@@ -7,6 +7,7 @@ import { Icon } from '../../components/Icon.tsx';
 import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
+import { UnreadOnly } from './unread-only.tsx';
 
 type FeedItem = components['schemas']['FeedItem'];
 
@@ -104,14 +105,7 @@ export function Feeds() {
       </ul>
       {feedId && (
         <>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={unreadOnly.value}
-              onChange={(e) => (unreadOnly.value = e.currentTarget.checked)}
-            />
-            Unread only
-          </label>
+          <UnreadOnly value={unreadOnly} />
           {items.data && items.data.items.length === 0 && <p class="muted">Nothing to read.</p>}
           <ul class="feed-items">
             {items.data?.items.map((item) => (

@@ -13,6 +13,7 @@ import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Capture as CaptureItem } from '../../types.ts';
 import { Feeds } from './feeds.tsx';
+import { UnreadOnly } from './unread-only.tsx';
 
 const stateBadge: Record<CaptureItem['state'], string> = {
   completed: 'success',
@@ -50,9 +51,17 @@ export default function Capture() {
   const sharedTitle = query.title?.trim().slice(0, 500) || undefined;
   const dragging = useSignal(false);
   const busy = useSignal(false);
-  const inbox = useData(() => ok(api.GET('/api/captures', { params: { query: { limit: 50 } } })), [], {
-    every: 3000,
-  });
+  const unreadOnly = useSignal(false);
+  const inbox = useData(
+    () =>
+      ok(
+        api.GET('/api/captures', {
+          params: { query: { limit: 50, ...(unreadOnly.value ? { unread: true } : {}) } },
+        }),
+      ),
+    [unreadOnly.value],
+    { every: 3000 },
+  );
 
   async function captureUrl(event?: Event) {
     event?.preventDefault();
@@ -93,6 +102,13 @@ export default function Capture() {
     if (!capture.job_id) return;
     await ok(api.POST('/api/jobs/{id}/retry', { params: { path: { id: capture.job_id } } })).then(
       () => toast('Queued again', 'success'),
+      failed,
+    );
+    await inbox.reload();
+  }
+
+  async function mark(capture: CaptureItem, read: boolean) {
+    await ok(api.PATCH('/api/captures/{id}', { params: { path: { id: capture.id } }, body: { read } })).catch(
       failed,
     );
     await inbox.reload();
@@ -172,7 +188,15 @@ export default function Capture() {
       </div>
       <div class="panel">
         <div class="panel-head">
-          <h2>Inbox</h2>
+          <h2>
+            Inbox{' '}
+            {inbox.data && inbox.data.unread > 0 && (
+              <span class="badge info" title="unread">
+                {inbox.data.unread} unread
+              </span>
+            )}
+          </h2>
+          <UnreadOnly value={unreadOnly} />
           <button type="button" class="ghost" onClick={inbox.reload} aria-label="Refresh">
             <Icon name="refresh" size={15} />
           </button>
@@ -181,13 +205,14 @@ export default function Capture() {
           <Table
             class="inbox"
             rows={inbox.data.items}
-            empty="Nothing captured yet."
+            empty={unreadOnly.value ? 'Nothing unread.' : 'Nothing captured yet.'}
             head={['Captured', 'State', 'When', '']}
             row={(capture) => {
               const source = capture.url ?? capture.filename ?? '';
               const name = capture.title ?? source;
+              const read = capture.read_at !== null;
               return (
-                <tr key={capture.id}>
+                <tr key={capture.id} class={read ? '' : 'unread'}>
                   <td>
                     {capture.document_id ? (
                       <a href={`/knowledge/doc/${capture.document_id}`}>{name}</a>
@@ -204,7 +229,15 @@ export default function Capture() {
                     <span class={`badge ${stateBadge[capture.state]}`}>{capture.state}</span>
                   </td>
                   <td class="muted">{ago(capture.created_at)}</td>
-                  <td>
+                  <td class="row">
+                    <button
+                      type="button"
+                      class="small ghost"
+                      aria-label={`${read ? 'Mark unread' : 'Mark read'}: ${name}`}
+                      onClick={() => mark(capture, !read)}
+                    >
+                      {read ? 'Mark unread' : 'Mark read'}
+                    </button>
                     {capture.state === 'failed' && capture.job_id && (
                       <button
                         type="button"

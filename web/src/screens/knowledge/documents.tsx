@@ -1,9 +1,12 @@
 // A space's captured documents: listed beside its page tree, and one read with its captured text rendered as
 // Markdown through the app's sanitiser.
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
 import { api, ok } from '../../client.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { useData } from '../../data.ts';
 import { ago, markdown } from '../../lib.ts';
+import { failed } from '../../state.ts';
 import type { SourceDoc } from '../../types.ts';
 
 const originLabel: Record<SourceDoc['origin'], string> = {
@@ -57,14 +60,29 @@ function Source({ doc }: { doc: SourceDoc }) {
   return filename ? <span class="doc-source">{filename}</span> : null;
 }
 
-/** One captured document: its title, where it came from, and its text. */
+/** One captured document: its title, where it came from, and its text. Opening it marks it read. */
 export function DocumentView({ doc }: { doc: SourceDoc }) {
+  const readAt = useSignal(doc.read_at);
+  async function mark(read: boolean) {
+    const saved = await ok(
+      api.PATCH('/api/source-docs/{id}', { params: { path: { id: doc.id } }, body: { read } }),
+    ).catch(failed);
+    if (saved && 'read_at' in saved) readAt.value = saved.read_at;
+  }
+  useEffect(() => {
+    readAt.value = doc.read_at;
+    if (!doc.read_at) mark(true);
+  }, [doc.id]);
+
   return (
     <article class="panel page-view" aria-label={doc.title || 'Document'}>
       <div class="panel-head">
         <h2 class="page-title">{doc.title || doc.url || 'Untitled document'}</h2>
         <span class="badge info">{originLabel[doc.origin]}</span>
         <span class="muted">captured {ago(doc.captured_at)}</span>
+        <button type="button" class="small" onClick={() => mark(!readAt.value)}>
+          {readAt.value ? 'Mark unread' : 'Mark read'}
+        </button>
       </div>
       <p class="muted small doc-meta">
         <Source doc={doc} />
