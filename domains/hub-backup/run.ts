@@ -9,6 +9,7 @@ import type { Sql } from '../../plugins/db.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { lastExpectedRun } from '../backups/staleness.ts';
 import { readSettingOrStoreDefault } from '../settings/registry.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { writeArchive } from './archive.ts';
 import { applyRetention, archivePath } from './retention.ts';
 import type { BackupTrigger, HubBackupRunRow } from './schema.ts';
@@ -29,6 +30,9 @@ export async function backupDir(config: Config): Promise<string> {
   return config.backup.dir;
 }
 
+/** The hub's own backups on the timeline, beside the targets of reported runs. */
+const hubSubject = { type: 'backup', id: 'hub' };
+
 export async function runBackup(
   sql: Sql,
   config: Config,
@@ -47,16 +51,25 @@ export async function runBackup(
       clipsDir: config.voice.clipsDir,
     });
     const finishedAt = new Date();
-    const run = await insertRun(sql, {
-      started_at: startedAt,
-      finished_at: finishedAt,
-      state: 'succeeded',
-      trigger: options.trigger,
-      file_name: options.out ? null : path.basename(file),
-      size_bytes: size,
-      duration_ms: finishedAt.getTime() - startedAt.getTime(),
-      encrypted,
-      error: null,
+    const run = await sql.begin(async (tx) => {
+      const inserted = await insertRun(tx, {
+        started_at: startedAt,
+        finished_at: finishedAt,
+        state: 'succeeded',
+        trigger: options.trigger,
+        file_name: options.out ? null : path.basename(file as string),
+        size_bytes: size,
+        duration_ms: finishedAt.getTime() - startedAt.getTime(),
+        encrypted,
+        error: null,
+      });
+      await recordEvent(tx, {
+        kind: 'backup.succeeded',
+        title: `Backup of the hub done (${size} bytes)`,
+        subject: hubSubject,
+        data: { status: 'ok', run_id: inserted.id, trigger: options.trigger, size_bytes: size },
+      });
+      return inserted;
     });
     let removed: string[] = [];
     if (!options.out) {
@@ -67,17 +80,28 @@ export async function runBackup(
   } catch (error) {
     const message = (error as Error).message;
     const finishedAt = new Date();
-    await insertRun(sql, {
-      started_at: startedAt,
-      finished_at: finishedAt,
-      state: 'failed',
-      trigger: options.trigger,
-      file_name: null,
-      size_bytes: null,
-      duration_ms: finishedAt.getTime() - startedAt.getTime(),
-      encrypted,
-      error: message,
-    }).catch(() => undefined);
+    await sql
+      .begin(async (tx) => {
+        const inserted = await insertRun(tx, {
+          started_at: startedAt,
+          finished_at: finishedAt,
+          state: 'failed',
+          trigger: options.trigger,
+          file_name: null,
+          size_bytes: null,
+          duration_ms: finishedAt.getTime() - startedAt.getTime(),
+          encrypted,
+          error: message,
+        });
+        await recordEvent(tx, {
+          kind: 'backup.failed',
+          title: `Backup of the hub failed: ${message}`,
+          severity: 'critical',
+          subject: hubSubject,
+          data: { status: 'failed', run_id: inserted.id, trigger: options.trigger, error: message },
+        });
+      })
+      .catch(() => undefined);
     // Recorded where it can be (the database may be why the backup failed); the failure itself is thrown on.
     await raiseAlert(sql, { config }, failedAlert(message, file)).catch(() => undefined);
     throw error;
