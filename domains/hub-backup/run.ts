@@ -12,7 +12,7 @@ import { readSettingOrStoreDefault } from '../settings/registry.ts';
 import { recordEvent } from '../timeline/record.ts';
 import { writeArchive } from './archive.ts';
 import { applyRetention, archivePath } from './retention.ts';
-import type { BackupTrigger, HubBackupRunRow } from './schema.ts';
+import type { BackupTrigger, HubBackupRunRow, NewHubBackupRun } from './schema.ts';
 import { hubBackupSetting } from './setting.ts';
 import { insertRun, installedAt, lastSuccessfulRun } from './store.ts';
 
@@ -33,6 +33,30 @@ export async function backupDir(config: Config): Promise<string> {
 /** The hub's own backups on the timeline, beside the targets of reported runs. */
 const hubSubject = { type: 'backup', id: 'hub' };
 
+/** Keeps a run and its event on the timeline, in one transaction. */
+async function keepRun(sql: Sql, run: NewHubBackupRun): Promise<HubBackupRunRow> {
+  return sql.begin(async (tx) => {
+    const inserted = await insertRun(tx, run);
+    const ok = run.state === 'succeeded';
+    await recordEvent(tx, {
+      kind: ok ? 'backup.succeeded' : 'backup.failed',
+      title: ok
+        ? `Backup of the hub done (${run.size_bytes} bytes)`
+        : `Backup of the hub failed: ${run.error}`,
+      severity: ok ? 'info' : 'critical',
+      subject: hubSubject,
+      data: {
+        status: ok ? 'ok' : 'failed',
+        run_id: inserted.id,
+        trigger: run.trigger,
+        size_bytes: run.size_bytes,
+        error: run.error,
+      },
+    });
+    return inserted;
+  }) as Promise<HubBackupRunRow>;
+}
+
 export async function runBackup(
   sql: Sql,
   config: Config,
@@ -51,25 +75,16 @@ export async function runBackup(
       clipsDir: config.voice.clipsDir,
     });
     const finishedAt = new Date();
-    const run = await sql.begin(async (tx) => {
-      const inserted = await insertRun(tx, {
-        started_at: startedAt,
-        finished_at: finishedAt,
-        state: 'succeeded',
-        trigger: options.trigger,
-        file_name: options.out ? null : path.basename(file as string),
-        size_bytes: size,
-        duration_ms: finishedAt.getTime() - startedAt.getTime(),
-        encrypted,
-        error: null,
-      });
-      await recordEvent(tx, {
-        kind: 'backup.succeeded',
-        title: `Backup of the hub done (${size} bytes)`,
-        subject: hubSubject,
-        data: { status: 'ok', run_id: inserted.id, trigger: options.trigger, size_bytes: size },
-      });
-      return inserted;
+    const run = await keepRun(sql, {
+      started_at: startedAt,
+      finished_at: finishedAt,
+      state: 'succeeded',
+      trigger: options.trigger,
+      file_name: options.out ? null : path.basename(file),
+      size_bytes: size,
+      duration_ms: finishedAt.getTime() - startedAt.getTime(),
+      encrypted,
+      error: null,
     });
     let removed: string[] = [];
     if (!options.out) {
@@ -80,28 +95,17 @@ export async function runBackup(
   } catch (error) {
     const message = (error as Error).message;
     const finishedAt = new Date();
-    await sql
-      .begin(async (tx) => {
-        const inserted = await insertRun(tx, {
-          started_at: startedAt,
-          finished_at: finishedAt,
-          state: 'failed',
-          trigger: options.trigger,
-          file_name: null,
-          size_bytes: null,
-          duration_ms: finishedAt.getTime() - startedAt.getTime(),
-          encrypted,
-          error: message,
-        });
-        await recordEvent(tx, {
-          kind: 'backup.failed',
-          title: `Backup of the hub failed: ${message}`,
-          severity: 'critical',
-          subject: hubSubject,
-          data: { status: 'failed', run_id: inserted.id, trigger: options.trigger, error: message },
-        });
-      })
-      .catch(() => undefined);
+    await keepRun(sql, {
+      started_at: startedAt,
+      finished_at: finishedAt,
+      state: 'failed',
+      trigger: options.trigger,
+      file_name: null,
+      size_bytes: null,
+      duration_ms: finishedAt.getTime() - startedAt.getTime(),
+      encrypted,
+      error: message,
+    }).catch(() => undefined);
     // Recorded where it can be (the database may be why the backup failed); the failure itself is thrown on.
     await raiseAlert(sql, { config }, failedAlert(message, file)).catch(() => undefined);
     throw error;
