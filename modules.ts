@@ -21,6 +21,7 @@ import health from './domains/health/index.ts';
 import host from './domains/host/index.ts';
 import hubBackup from './domains/hub-backup/index.ts';
 import icons from './domains/icons/index.ts';
+import incidents from './domains/incidents/index.ts';
 import integrations from './domains/integrations/index.ts';
 import jobs from './domains/jobs/index.ts';
 import maintenance from './domains/maintenance/index.ts';
@@ -105,6 +106,7 @@ export const modules: readonly HubModule[] = [
   docker,
   mcpServers,
   timeline,
+  incidents,
 ];
 
 /** Everything the modules contribute, gathered once. */

@@ -85,6 +85,7 @@ const catalogue = {
   REF_NOT_FOUND: notFound('ref'),
   SOURCE_DOC_NOT_FOUND: notFound('source document'),
   FEED_NOT_FOUND: notFound('feed'),
+  INCIDENT_NOT_FOUND: notFound('incident'),
   FEED_ITEM_NOT_FOUND: notFound('feed item'),
   RESOURCE_NOT_FOUND: notFound('resource'),
   NETWORK_HOST_NOT_FOUND: notFound('network host'),

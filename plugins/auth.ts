@@ -170,6 +170,9 @@ export const agentRoutes: readonly string[] = [
   // Proposals: usage records, and actions that wait for the owner's approval.
   'POST /api/ai-usage/records',
   'POST /api/actions/run',
+  // Incidents the hub opened (the owner changes them).
+  'GET /api/incidents',
+  'GET /api/incidents/:id',
 ];
 
 /** What the hub asks of whoever sent an agent token: the agent behind the token's hash, if any. */

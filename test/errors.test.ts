@@ -147,6 +147,7 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   REF_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/refs/${absentId}` }),
   SOURCE_DOC_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/source-docs/${absentId}` }),
   FEED_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/feeds/${absentId}` }),
+  INCIDENT_NOT_FOUND: () => ta.asOwner({ method: 'GET', url: `/api/incidents/${absentId}` }),
   FEED_ITEM_NOT_FOUND: async () => {
     const feed = await ta.asOwner({
       method: 'POST',

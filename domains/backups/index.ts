@@ -15,6 +15,7 @@ import { readSetting } from '../settings/registry.ts';
 import { BackupRun, BackupSummary, CreateBackupRun } from './schema.ts';
 import { defaultStalenessRules, staleness } from './staleness.ts';
 import { currentSchedule, insertBackupRun, lastSuccessAt, recentBackupRuns } from './store.ts';
+import { recordBackupRun } from './timeline.ts';
 
 const tags = ['dashboard'];
 const recentRuns = 30;
@@ -101,7 +102,11 @@ const plugin: FastifyPluginAsyncTypebox<BackupsOptions> = async (app, options) =
             const problem = cronProblem(run.schedule);
             if (problem) throw hubError('BACKUP_INVALID', `schedule: ${problem}`);
           }
-          const row = await insertBackupRun(app.sql, run);
+          const row = await app.sql.begin(async (tx) => {
+            const inserted = await insertBackupRun(tx, run);
+            await recordBackupRun(tx, inserted);
+            return inserted;
+          });
           app.cards.publish('backups', await summary());
           return reply.status(201).send(row);
         },

@@ -54,6 +54,7 @@ const configSchemas: Record<CardType, TSchema> = {
   }),
   // A JSON endpoint and the values it shows (custom.ts).
   custom: CustomCardConfig,
+  incidents: strict({}),
 };
 const checkers = Object.fromEntries(
   Object.entries(configSchemas).map(([type, schema]) => [type, Compile(schema)]),

@@ -16,6 +16,7 @@ export const cardTypes = [
   'apps',
   'bookmarks',
   'custom',
+  'incidents',
 ] as const;
 export type CardType = (typeof cardTypes)[number];
 

@@ -26,6 +26,7 @@ import {
   servicesToCheck,
   upsertCandidate,
 } from './store.ts';
+import { recordCertificate, recordStateChange } from './timeline.ts';
 
 interface Log {
   info(message: string): void;
@@ -109,6 +110,19 @@ export async function checkServices(deps: JobDeps, payload: HealthCheckPayload):
         maintenance.get(service.id)?.id ?? null,
       );
       const quiet = maintenance.has(service.id);
+      if (kept?.changed) {
+        await recordStateChange(tx, {
+          service,
+          from: kept.from,
+          to: kept.to,
+          message: outcome.message,
+          data: { latency_ms: outcome.latency_ms, maintenance: quiet },
+        });
+        if (kept.to === 'down' && outcome.message.startsWith('certificate expired'))
+          await recordCertificate(tx, service, 'expired', outcome.message, outcome.details?.certificate);
+        if (kept.to === 'warning' && outcome.details?.certificate)
+          await recordCertificate(tx, service, 'expiring', outcome.message, outcome.details.certificate);
+      }
       for (const kind of kept && !quiet ? alertsFor(kept.from, kept.to) : []) {
         if (kind === 'degraded' || kind === 'expiring')
           await raiseAlert(tx, deps, qualityAlert(service, kind, outcome));

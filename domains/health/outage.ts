@@ -12,6 +12,7 @@
 // When the root is up again, one service.up names those back with it; those still down are judged afresh (and
 // alerted) at once. A service down with no root is alerted on its own, as before. Maintenance: a service in a window
 // raises nothing, and is judged when the window ends if still down.
+import type { Db } from '../../lib/db.ts';
 import type { JobDeps } from '../../worker/contract.ts';
 import { type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { maintenanceAt } from '../maintenance/windows.ts';
@@ -87,6 +88,20 @@ export function outageRoots(
     if (root.id !== service.id) roots.set(service.id, root.id);
   }
   return roots;
+}
+
+/**
+ * The service whose outage `serviceId` belongs to, as the graph stands now: the root it is folded under, else itself.
+ * Undefined for a service that no longer exists.
+ */
+export async function outageRootOf(
+  sql: Db,
+  serviceId: string,
+): Promise<{ id: string; name: string } | undefined> {
+  const services = await outageServices(sql);
+  const rootId = outageRoots(services, await resourceDependencies(sql)).get(serviceId) ?? serviceId;
+  const root = services.find((service) => service.id === rootId);
+  return root && { id: root.id, name: root.name };
 }
 
 function duration(ms: number): string {

@@ -27,6 +27,7 @@ import {
   recordCheck,
   setPushToken,
 } from './store.ts';
+import { recordHeartbeatMissed, recordStateChange } from './timeline.ts';
 
 /** A new heartbeat token: 32 random bytes, base64url (43 characters, safe in a URL path). */
 export function newPushToken(): string {
@@ -94,7 +95,11 @@ async function record(
       nextStanding(previous, outcome.ok ? 'up' : null, service.retries),
     );
     if (result && !missed) await heartbeatReceived(tx, service.id);
+    if (result?.changed) {
+      await recordStateChange(tx, { service, from: result.from, to: result.to, message: outcome.message });
+    }
     if (result?.changed && missed && result.to === 'down') {
+      await recordHeartbeatMissed(tx, service, outcome.message);
       await raiseAlert(tx, deps, missedAlert(service, outcome.message));
     }
     return Boolean(result?.changed);

@@ -19,6 +19,7 @@ import {
   serviceWithTarget,
   setPaused,
 } from './store.ts';
+import { recordStateChange } from './timeline.ts';
 
 /** A service as the API shows it, with the maintenance window on for it now (`maintenanceAt`), where one is. */
 export function present(
@@ -190,7 +191,15 @@ export async function newPushToken(sql: Sql, id: string): Promise<Service> {
 export async function pauseService(sql: Sql, id: string, reason = 'paused by the owner'): Promise<Service> {
   await sql.begin(async (tx) => {
     const current = await lockCurated(tx, id);
-    if (current.state !== 'paused') await setPaused(tx, current, true, reason);
+    if (current.state === 'paused') return;
+    await setPaused(tx, current, true, reason);
+    await recordStateChange(tx, {
+      service: current,
+      from: current.state,
+      to: 'paused',
+      message: reason,
+      actor: 'owner',
+    });
   });
   return found(sql, id);
 }
@@ -201,6 +210,13 @@ export async function resumeService(sql: Sql, id: string): Promise<Service> {
     const current = await lockCurated(tx, id);
     if (current.state !== 'paused') return;
     await setPaused(tx, current, false, 'resumed by the owner');
+    await recordStateChange(tx, {
+      service: current,
+      from: 'paused',
+      to: 'pending',
+      message: 'resumed by the owner',
+      actor: 'owner',
+    });
     if (current.kind !== 'push') await enqueue(tx, healthCheckTask, { ids: [id] });
   });
   return found(sql, id);

@@ -9,9 +9,10 @@ import type { Sql } from '../../plugins/db.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { lastExpectedRun } from '../backups/staleness.ts';
 import { readSettingOrStoreDefault } from '../settings/registry.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { writeArchive } from './archive.ts';
 import { applyRetention, archivePath } from './retention.ts';
-import type { BackupTrigger, HubBackupRunRow } from './schema.ts';
+import type { BackupTrigger, HubBackupRunRow, NewHubBackupRun } from './schema.ts';
 import { hubBackupSetting } from './setting.ts';
 import { insertRun, installedAt, lastSuccessfulRun } from './store.ts';
 
@@ -27,6 +28,33 @@ export async function backupDir(config: Config): Promise<string> {
   await mkdir(config.backup.dir, { recursive: true, mode: 0o700 });
   await chmod(config.backup.dir, 0o700);
   return config.backup.dir;
+}
+
+/** The hub's own backups on the timeline, beside the targets of reported runs. */
+const hubSubject = { type: 'backup', id: 'hub' };
+
+/** Keeps a run and its event on the timeline, in one transaction. */
+async function keepRun(sql: Sql, run: NewHubBackupRun): Promise<HubBackupRunRow> {
+  return sql.begin(async (tx) => {
+    const inserted = await insertRun(tx, run);
+    const ok = run.state === 'succeeded';
+    await recordEvent(tx, {
+      kind: ok ? 'backup.succeeded' : 'backup.failed',
+      title: ok
+        ? `Backup of the hub done (${run.size_bytes} bytes)`
+        : `Backup of the hub failed: ${run.error}`,
+      severity: ok ? 'info' : 'critical',
+      subject: hubSubject,
+      data: {
+        status: ok ? 'ok' : 'failed',
+        run_id: inserted.id,
+        trigger: run.trigger,
+        size_bytes: run.size_bytes,
+        error: run.error,
+      },
+    });
+    return inserted;
+  }) as Promise<HubBackupRunRow>;
 }
 
 export async function runBackup(
@@ -47,7 +75,7 @@ export async function runBackup(
       clipsDir: config.voice.clipsDir,
     });
     const finishedAt = new Date();
-    const run = await insertRun(sql, {
+    const run = await keepRun(sql, {
       started_at: startedAt,
       finished_at: finishedAt,
       state: 'succeeded',
@@ -67,7 +95,7 @@ export async function runBackup(
   } catch (error) {
     const message = (error as Error).message;
     const finishedAt = new Date();
-    await insertRun(sql, {
+    await keepRun(sql, {
       started_at: startedAt,
       finished_at: finishedAt,
       state: 'failed',

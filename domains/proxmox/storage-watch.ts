@@ -7,6 +7,7 @@ import { openProblems, type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { dashboardSetting } from '../dashboard/setting.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { readSetting } from '../settings/registry.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { pveClient } from './client.ts';
 import { storageCheckTask } from './schema.ts';
 import { readStorage } from './storage.ts';
@@ -64,7 +65,18 @@ export async function checkStorage(deps: JobDeps): Promise<RaisedAlert | null> {
   return deps.sql.begin(async (tx) => {
     const open = await openProblems(tx, subject);
     const alert = storageAlert(storage, open.get(subject) ?? null);
-    if (alert) await raiseAlert(tx, deps, alert);
+    if (alert) {
+      await raiseAlert(tx, deps, alert);
+      // The roll-up changed: on the timeline too, under the same subject.
+      await recordEvent(tx, {
+        kind: alert.event,
+        title: alert.title,
+        severity:
+          storage.status === 'ATTENTION' ? 'critical' : storage.status === 'WATCH' ? 'warning' : 'notice',
+        subject: { type: 'storage', id: 'proxmox' },
+        data: { ...alert.data, findings: alert.message },
+      });
+    }
     return alert;
   });
 }

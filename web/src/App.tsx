@@ -64,6 +64,12 @@ export const screens: Screen[] = [
     component: lazy(() => import('./screens/services/index.tsx')),
   },
   {
+    path: '/incidents',
+    label: 'Incidents',
+    icon: 'activity',
+    component: lazy(() => import('./screens/incidents/index.tsx')),
+  },
+  {
     path: '/speed',
     label: 'Speed tests',
     icon: 'gauge',

@@ -23,6 +23,7 @@ export const titles: Record<Card['type'], string> = {
   apps: 'Apps',
   bookmarks: 'Bookmarks',
   custom: 'Custom',
+  incidents: 'Incidents',
 };
 export const cardTypes = Object.keys(titles) as Card['type'][];
 

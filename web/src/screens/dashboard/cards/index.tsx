@@ -18,6 +18,7 @@ import { CustomCard } from './custom.tsx';
 import { Flame } from './flame.tsx';
 import { Health, type ServiceGroups } from './health.tsx';
 import { Host, type HostData } from './host.tsx';
+import { IncidentsCard, type OpenIncidents } from './incidents.tsx';
 import { type Config, text, Wait } from './parts.tsx';
 import { type SpeedHistory, Speedtest } from './speedtest.tsx';
 import { Storage, type StorageData } from './storage.tsx';
@@ -113,5 +114,7 @@ export function CardContent({ card }: { card: Card }) {
       return <Health data={data as ServiceGroups} categories={categories} />;
     case 'ai-usage':
       return <AiUsageCard data={data as AiUsage} />;
+    case 'incidents':
+      return <IncidentsCard data={data as OpenIncidents} />;
   }
 }
