@@ -1,12 +1,15 @@
-// The dashboard's server-sent event stream: `card` events from the card bus and a `heartbeat` event every
-// DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser notices a dead one.
+// The dashboard's server-sent event stream: `card` events from the card bus, an `event` for each new timeline event,
+// and a `heartbeat` event every DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser
+// notices a dead one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TimelineFollower } from '../timeline/live.ts';
 
 export function openStream(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
   open: Set<() => void>,
+  timeline: TimelineFollower,
 ): void {
   reply.hijack();
   const raw = reply.raw;
@@ -21,6 +24,7 @@ export function openStream(
     raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   const stop = app.cards.watch((event) => send('card', event));
+  const stopEvents = timeline.watch((event) => send('event', event));
   const heartbeat = setInterval(
     () => send('heartbeat', { at: new Date().toISOString() }),
     app.config.dashboard.heartbeatSeconds * 1000,
@@ -28,6 +32,7 @@ export function openStream(
   const close = () => {
     clearInterval(heartbeat);
     stop();
+    stopEvents();
     open.delete(end);
   };
   const end = () => {
