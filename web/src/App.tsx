@@ -64,6 +64,12 @@ export const screens: Screen[] = [
     component: lazy(() => import('./screens/services/index.tsx')),
   },
   {
+    path: '/timeline',
+    label: 'Timeline',
+    icon: 'clock',
+    component: lazy(() => import('./screens/timeline/index.tsx')),
+  },
+  {
     path: '/speed',
     label: 'Speed tests',
     icon: 'gauge',
