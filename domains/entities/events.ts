@@ -4,7 +4,7 @@ import type { Db } from '../../plugins/db.ts';
 import { type Actor, recordEvent } from '../timeline/record.ts';
 import type { Entity, WriteContext } from './handler.ts';
 
-const done = { create: 'created', update: 'updated', delete: 'deleted', upsert: 'saved' } as const;
+const done = { create: 'created', update: 'updated', delete: 'deleted', upsert: 'updated' } as const;
 
 /** The agent whose words these are (directly, or through the owner's approval of its proposal), else the owner. */
 function actorOfWrite(ctx: WriteContext): Actor {
