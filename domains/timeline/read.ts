@@ -67,7 +67,7 @@ export async function readTimeline(
       q: query.q,
       before: query.cursor ? decodeCursor(query.cursor) : undefined,
     },
-    query.limit + 1,
+    { limit: query.limit + 1, offset: query.offset },
   );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);

@@ -1,6 +1,6 @@
 // What an event on the timeline is, as recorded and as read.
 import { type Static, Type } from 'typebox';
-import { Timestamp, Uuid } from '../../lib/schemas.ts';
+import { Offset, Timestamp, Uuid } from '../../lib/schemas.ts';
 
 export type Severity = 'info' | 'notice' | 'warning' | 'critical';
 
@@ -74,6 +74,8 @@ export const TimelineQuery = Type.Object(
       }),
     ),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    // Skips after the cursor's position (with one); the cursor is the way to page.
+    offset: Offset,
     cursor: Type.Optional(
       Type.String({
         maxLength: 100,

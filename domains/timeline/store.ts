@@ -71,7 +71,7 @@ export async function listEvents(
   sql: Db,
   scope: EventScope,
   filter: EventFilter,
-  limit: number,
+  page: { limit: number; offset: number },
 ): Promise<PositionedEvent[]> {
   return sql<PositionedEvent[]>`
     select ${columns(sql)} from events
@@ -87,7 +87,7 @@ export async function listEvents(
           : sql``
       }
     order by at desc, id desc
-    limit ${limit}`;
+    limit ${page.limit} offset ${page.offset}`;
 }
 
 /** Events from `from` to `to` inclusive, oldest first. */

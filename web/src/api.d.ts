@@ -14104,6 +14104,7 @@ export interface paths {
                     /** @description Words of the title or kind (web search syntax) */
                     q?: string;
                     limit?: components["parameters"]["query.limit.2"];
+                    offset?: components["parameters"]["query.offset"];
                     /** @description The next_cursor of the page before, for the next (older) page */
                     cursor?: string;
                 };

@@ -136,6 +136,8 @@ t.test('the cursor pages through events of one moment without losing or repeatin
   t.equal(pages, 3);
   const everything = (await read(window)).json().items.map((item: { id: string }) => item.id);
   t.same(seen, everything);
+  const skipped = (await read(`${window}&offset=4`)).json().items.map((item: { id: string }) => item.id);
+  t.same(skipped, everything.slice(4), 'offset skips as on every list');
 });
 
 t.test('around a moment: what happened within the minutes either side, oldest first', async (t) => {
