@@ -72,6 +72,7 @@ t.test('newest first; filtered by kind and by words', async (t) => {
   await listed(1);
   t.equal(await events().first().getAttribute('data-kind'), 'service.down');
   await page.getByLabel('Kind').selectOption({ label: 'Everything' });
+  await listed(3);
   await page.getByLabel('Search the timeline').fill('backup');
   await page.getByLabel('Search the timeline').press('Enter');
   await listed(1);
