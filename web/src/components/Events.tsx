@@ -82,7 +82,10 @@ export function EventItem({
           {event.kind} · {actorName(event.actor, agents)}
         </div>
       </div>
-      {event.severity !== 'info' && (
+      {/* The badge's cell stays for info too, so the buttons line up. */}
+      {event.severity === 'info' ? (
+        <span />
+      ) : (
         <span class={`badge ${severityBadge[event.severity]}`}>{event.severity}</span>
       )}
       {onAround && (
