@@ -191,6 +191,13 @@ const catalogue = {
   INVALID_MAINTENANCE: entry(400, detail),
   SERVICE_NOT_PUSH: entry(409, (id: string) => `monitored service ${id} is not a push service`),
   PUSH_TOKEN_UNKNOWN: entry(404, (text = 'no enabled push service has this token') => text),
+  // The timeline.
+  TIMELINE_CURSOR_INVALID: entry(
+    400,
+    () => 'cursor is not one this list gave out (pass next_cursor of the page before as it is)',
+  ),
+  TIMELINE_RANGE_INVALID: entry(400, detail),
+
   // Status pages and badges.
   STATUS_PAGE_NOT_FOUND: notFound('status page'),
   STATUS_PAGE_SLUG_TAKEN: entry(409, (slug: string) => `a status page with slug "${slug}" exists`),

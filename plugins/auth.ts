@@ -167,6 +167,9 @@ export const agentRoutes: readonly string[] = [
   'GET /api/apps/:id',
   'PATCH /api/apps/:id',
   'DELETE /api/apps/:id',
+  // The ops timeline (a scoped agent sees its space's events and the global ones).
+  'GET /api/timeline',
+  'GET /api/timeline/around',
   // Proposals: usage records, and actions that wait for the owner's approval.
   'POST /api/ai-usage/records',
   'POST /api/actions/run',

@@ -303,6 +303,12 @@ const producers: Partial<Record<ErrorCode, () => Promise<Response>>> = {
   ACTION_NOT_FOUND: () => ta.asOwner({ method: 'POST', url: `/api/actions/${absentId}/approve` }),
   BACKUP_ARCHIVE_NOT_FOUND: () =>
     ta.asOwner({ method: 'GET', url: '/api/system/backups/ops-hub-backup-20260101T000000Z.zip' }),
+  TIMELINE_CURSOR_INVALID: () => ta.asOwner({ method: 'GET', url: '/api/timeline?cursor=nonsense' }),
+  TIMELINE_RANGE_INVALID: () =>
+    ta.asOwner({
+      method: 'GET',
+      url: '/api/timeline?since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z',
+    }),
   TAGS_INVALID: () =>
     ta.asOwner({ method: 'PATCH', url: `/api/pages/${homePage.id}`, payload: { tags: ['ok', ' '] } }),
   BACKUP_INVALID: () =>

@@ -4,13 +4,14 @@
 import type { Config } from '../../config/index.ts';
 import { hubError } from '../../lib/errors.ts';
 import type { AgentPrincipal, Principal } from '../../plugins/auth.ts';
-import type { Sql } from '../../plugins/db.ts';
+import type { Db, Sql } from '../../plugins/db.ts';
 import type { RunnableAction } from '../../worker/contract.ts';
 import { enqueue, payloadProblem } from '../../worker/enqueue.ts';
 import { raiseApprovalWaiting } from '../approvals/tokens.ts';
 import { actorOf, insertAuditEntry } from '../audit/trail.ts';
 import { type DownstreamCall, forwardCall } from '../mcp-servers/forward.ts';
 import type { KeyConfig } from '../mcp-servers/manage.ts';
+import { type Actor, recordEvent, actorOf as timelineActor } from '../timeline/record.ts';
 import type { PendingAction, RunAction } from './schema.ts';
 import {
   claimPendingAction,
@@ -59,11 +60,7 @@ export async function runAction(
   const { action, payload } = actionPayload(actions, body);
   const task = action.task.name;
   if (principal.kind === 'agent') {
-    const pending = await insertPendingAction(sql, {
-      action: task,
-      params: payload,
-      agent_id: principal.agentId,
-    });
+    const pending = await proposeAction(sql, { action: task, params: payload, agent_id: principal.agentId });
     if (alerts) {
       await raiseApprovalWaiting(sql, alerts.config, {
         target: { pending_action_id: pending.id },
@@ -77,6 +74,39 @@ export async function runAction(
   return { started: true, job_id: job.id, task };
 }
 
+/** An agent's pending action, on the timeline as it is stored. */
+function proposeAction(
+  sql: Sql,
+  action: { action: string; params: Record<string, unknown>; agent_id: string },
+): Promise<PendingAction> {
+  return sql.begin(async (tx) => {
+    const pending = await insertPendingAction(tx, action);
+    await recordActionEvent(tx, pending, 'proposed', { agent: action.agent_id });
+    return pending;
+  }) as Promise<PendingAction>;
+}
+
+/** pending_action.proposed / approved / rejected on the timeline (actions are global: no space). */
+function recordActionEvent(
+  sql: Db,
+  action: PendingAction,
+  what: 'proposed' | 'approved' | 'rejected',
+  actor: Actor,
+): Promise<void> {
+  const named =
+    action.action === downstreamCallAction
+      ? `call ${String(action.params.server)}.${String(action.params.tool)}`
+      : `run ${action.action}`;
+  return recordEvent(sql, {
+    kind: `pending_action.${what}`,
+    severity: what === 'proposed' ? 'notice' : 'info',
+    title: `Action ${what}: ${named}`,
+    subject: { type: 'pending_action', id: action.id },
+    actor,
+    data: { action: action.action, agent_id: action.agent_id },
+  });
+}
+
 /** The action of a downstream MCP tool call waiting for approval (domains/mcp-servers); never a task. */
 export const downstreamCallAction = 'mcp.call';
 
@@ -87,7 +117,7 @@ export async function proposeDownstreamCall(
   call: DownstreamCall & { server: string },
   config?: Pick<Config, 'alerts' | 'assistant'>,
 ): Promise<PendingAction> {
-  const pending = await insertPendingAction(sql, {
+  const pending = await proposeAction(sql, {
     action: downstreamCallAction,
     params: { ...call },
     agent_id: principal.agentId,
@@ -124,12 +154,14 @@ export async function approveAction(
     throw hubError('ACTION_NOT_PENDING', `the action is ${current.status}, not pending`);
   }
   const actor = actorOf(principal);
-  if (claimed.action === downstreamCallAction) return approveDownstreamCall(sql, keys, claimed, actor);
+  if (claimed.action === downstreamCallAction)
+    return approveDownstreamCall(sql, keys, claimed, actor, timelineActor(principal));
   try {
     return await sql.begin(async (tx) => {
       const { action, payload } = actionPayload(actions, { action: claimed.action, params: claimed.params });
       const job = await enqueue(tx, action.task, payload);
       const approved = await markApproved(tx, id, { job_id: job.id }, actor);
+      await recordActionEvent(tx, approved, 'approved', timelineActor(principal));
       await insertAuditEntry(tx, {
         ...audited(claimed),
         actor,
@@ -169,6 +201,7 @@ async function approveDownstreamCall(
   keys: KeyConfig,
   claimed: PendingAction,
   actor: string,
+  approver: Actor,
 ): Promise<PendingAction> {
   const call = claimed.params as unknown as DownstreamCall & { server: string };
   const result = await forwardCall({ sql, config: keys }, call, {
@@ -177,6 +210,7 @@ async function approveDownstreamCall(
   });
   return sql.begin(async (tx) => {
     const approved = await markApproved(tx, claimed.id, { job_id: null, result }, actor);
+    await recordActionEvent(tx, approved, 'approved', approver);
     await insertAuditEntry(tx, {
       ...audited(claimed),
       actor,
@@ -209,6 +243,7 @@ export async function rejectAction(
       outcome: 'rejected',
       detail: { action: rejected.action, params: rejected.params, agent_id: rejected.agent_id, reason },
     });
+    await recordActionEvent(tx, rejected, 'rejected', timelineActor(principal));
     return rejected;
   });
 }

@@ -13,6 +13,7 @@ import {
 } from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { readSetting } from '../settings/registry.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { isQuiet, queueDeliveries, raiseAlert } from './raise.ts';
 import { deliverTask, repeatTask } from './schema.ts';
 import { type AlertAction, type Outgoing, SendError, send } from './send.ts';
@@ -65,10 +66,24 @@ export async function deliver(deps: JobDeps, deliveryId: string, attempt: { last
       await outgoing(deps.sql, delivery),
       deps.config.dashboard.upstreamTimeoutMs,
     );
-    await recordAttempt(deps.sql, deliveryId, {
-      status: 'sent',
-      answer_status: answer.status,
-      answer: answer.answer,
+    await deps.sql.begin(async (tx) => {
+      await recordAttempt(tx, deliveryId, {
+        status: 'sent',
+        answer_status: answer.status,
+        answer: answer.answer,
+      });
+      await recordEvent(tx, {
+        kind: 'alert.sent',
+        title: `Alert sent to ${target.name} (${target.kind}): ${delivery.alert.title}`,
+        subject: { type: 'alert', id: delivery.alert.id },
+        actor: 'system',
+        data: {
+          event: delivery.alert.event,
+          delivery_id: deliveryId,
+          target: target.name,
+          target_kind: target.kind,
+        },
+      });
     });
   } catch (error) {
     const failure = error instanceof SendError ? error : new SendError((error as Error).message, null, false);

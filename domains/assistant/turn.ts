@@ -11,6 +11,7 @@ import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
 import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
 import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
 import type { TurnBody } from './schema.ts';
@@ -233,17 +234,39 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
       latency_ms: latency,
     });
     const interrupted = stream.signal.aborted;
-    await insertMessage(sql, {
-      conversation_id: conversation.id,
-      role: 'assistant',
-      content: text,
-      metadata: {
-        tools,
-        drafts,
-        model,
-        ok: ok && !interrupted,
-        ...(interrupted ? { interrupted: true } : {}),
-      },
+    await sql.begin(async (tx) => {
+      await insertMessage(tx, {
+        conversation_id: conversation.id,
+        role: 'assistant',
+        content: text,
+        metadata: {
+          tools,
+          drafts,
+          model,
+          ok: ok && !interrupted,
+          ...(interrupted ? { interrupted: true } : {}),
+        },
+      });
+      // The words stay in the conversation: the timeline, which agents read, tells only that the turn happened.
+      await recordEvent(tx, {
+        kind: 'assistant.turn',
+        severity: ok && !interrupted ? 'info' : 'warning',
+        title:
+          `${target.agent.name} answered` +
+          `${tools.length ? ` (${tools.length} tool call${tools.length === 1 ? '' : 's'})` : ''}` +
+          `${drafts.length ? `, ${drafts.length} draft${drafts.length === 1 ? '' : 's'} to review` : ''}` +
+          `${interrupted ? ', interrupted' : ok ? '' : ', with an error'}`,
+        subject: { type: 'conversation', id: conversation.id },
+        actor: { agent: target.agent.id },
+        space_id: target.spaceId,
+        data: {
+          tools: tools.map((tool) => tool.name),
+          drafts,
+          model,
+          latency_ms: latency,
+          ok: ok && !interrupted,
+        },
+      });
     });
     await recordUsage(sql, {
       agent_id: target.agent.id,

@@ -9,6 +9,7 @@ import { type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { PermanentJobError } from '../../worker/errors.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { upsertSourceDocByUrl } from '../source-docs/documents.ts';
+import { recordEvent } from '../timeline/record.ts';
 import { fetchFailure, ingestFetchOptions, statusFailure } from './fetching.ts';
 import { syncLinkding } from './linkding.ts';
 import { type IngestPayload, ingestUrlTask, ingestVideoTask, linkdingSyncTask } from './schema.ts';
@@ -117,6 +118,29 @@ async function store(
       captured_at: payload.captured_at ? new Date(payload.captured_at) : new Date(),
     });
     await completeCapture(tx, payload.capture_id, row.id);
+    await recordEvent(tx, {
+      kind: 'capture.done',
+      title: `Captured “${doc.title}”`,
+      subject: { type: 'capture', id: payload.capture_id },
+      space_id: payload.space_id,
+      data: { url: payload.url, source_doc_id: row.id, origin: payload.origin },
+    });
+  });
+}
+
+/** A capture given up: marked failed, and on the timeline in its space (none when the space is gone: nobody to tell). */
+async function fail(deps: JobDeps, payload: IngestPayload, error: string): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    await failCapture(tx, payload.capture_id, error);
+    if (!(await spaceExists(tx, payload.space_id))) return;
+    await recordEvent(tx, {
+      kind: 'capture.failed',
+      severity: 'warning',
+      title: `Capture of ${payload.url} failed: ${error}`,
+      subject: { type: 'capture', id: payload.capture_id },
+      space_id: payload.space_id,
+      data: { url: payload.url, error, origin: payload.origin },
+    });
   });
 }
 
@@ -132,7 +156,7 @@ function executor(deps: JobDeps, ingest: Ingest) {
       await ingest(deps, payload, helpers.job.attempts);
     } catch (error) {
       const final = error instanceof PermanentJobError || helpers.job.attempts >= helpers.job.max_attempts;
-      if (final) await failCapture(deps.sql, payload.capture_id, (error as Error).message);
+      if (final) await fail(deps, payload, (error as Error).message);
       throw error;
     }
   };

@@ -16,6 +16,7 @@ import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
 import { boardKeyPrefix, layoutKeyOfBoard } from '../boards/layout-key.ts';
 import { openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
+import { TimelineFollower } from '../timeline/live.ts';
 import { CustomCardCache, CustomCardData, CustomCardRead } from './custom.ts';
 import { maskLayoutHeaders, sealedLayoutHeaders, sealLayoutHeaders } from './custom-headers.ts';
 import { defaultLayout, normaliseLayout } from './layout.ts';
@@ -66,8 +67,10 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Layout);
   // Open streams end when the app closes, so closing never waits on a browser tab.
   const streams = new Set<() => void>();
+  const timeline = new TimelineFollower(app.sql);
   app.addHook('preClose', async () => {
     for (const end of streams) end();
+    timeline.stop();
   });
   // Reads are answered from memory; a write replaces what it changed (only this process writes layouts).
   const cache = new Map<string, Current>();
@@ -246,12 +249,13 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
             summary: 'Live card data (server-sent events)',
             description:
               'text/event-stream: a `card` event ({ type, data }) for each card at the start and whenever its data ' +
-              'changes (host every few seconds, the others when refreshed), and a `heartbeat` event regularly.',
+              'changes (host every few seconds, the others when refreshed), an `event` (the timeline event) for each ' +
+              'new event on the timeline, and a `heartbeat` event regularly.',
             produces: ['text/event-stream'],
             response: { 200: Type.String(), ...errors(401, 403) },
           },
         },
-        (request, reply) => openStream(app, request, reply, streams),
+        (request, reply) => openStream(app, request, reply, streams, timeline),
       );
     }),
   );

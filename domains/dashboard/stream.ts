@@ -1,7 +1,9 @@
-// The dashboard's server-sent event stream: `card` events from the card bus and a `heartbeat` event every
-// DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser notices a dead one.
+// The dashboard's server-sent event stream: `card` events from the card bus, an `event` for each new timeline event,
+// and a `heartbeat` event every DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser
+// notices a dead one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CardEvent } from './card-bus.ts';
+import type { TimelineFollower } from '../timeline/live.ts';
 
 /**
  * A card event as the stream sends it, serialised once however many streams it goes to: the bus hands the same
@@ -22,6 +24,7 @@ export function openStream(
   request: FastifyRequest,
   reply: FastifyReply,
   open: Set<() => void>,
+  timeline: TimelineFollower,
 ): void {
   reply.hijack();
   const raw = reply.raw;
@@ -36,6 +39,7 @@ export function openStream(
     raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   const stop = app.cards.watch((event) => raw.write(cardFrame(event)));
+  const stopEvents = timeline.watch((event) => send('event', event));
   const heartbeat = setInterval(
     () => send('heartbeat', { at: new Date().toISOString() }),
     app.config.dashboard.heartbeatSeconds * 1000,
@@ -43,6 +47,7 @@ export function openStream(
   const close = () => {
     clearInterval(heartbeat);
     stop();
+    stopEvents();
     open.delete(end);
   };
   const end = () => {

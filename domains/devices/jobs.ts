@@ -6,6 +6,7 @@ import type { JobHelpers } from 'graphile-worker';
 import { cronItem, type DomainCron, type DomainTask, type JobDeps, runs } from '../../worker/contract.ts';
 import { openProblems, type RaisedAlert, raiseAlert } from '../alerts/raise.ts';
 import { readAlertSettings } from '../alerts/setting.ts';
+import { type NewEvent, recordEvent } from '../timeline/record.ts';
 import { isLocallyAdministered, vendorOf } from './mac.ts';
 import { gather } from './scan.ts';
 import { devicesScanTask } from './schema.ts';
@@ -36,12 +37,14 @@ export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added:
     for (const device of result.devices) {
       const alert = deviceAlert(device);
       if (alert) await raiseAlert(tx, deps, alert);
+      if (alert) await recordEvent(tx, deviceEvent(device.mac, alert));
     }
     const { device_offline_minutes } = await readAlertSettings(tx);
     const open = await openProblems(tx, 'device:');
     for (const device of await watchedDevices(tx, device_offline_minutes)) {
       const alert = watchAlert(device, open.has(subjectOf(device)), device_offline_minutes);
       if (alert) await raiseAlert(tx, deps, alert);
+      if (alert) await recordEvent(tx, deviceEvent(device.mac, alert));
     }
     return result;
   });
@@ -51,6 +54,30 @@ export async function scanDevices(deps: JobDeps): Promise<{ seen: number; added:
 const named = (device: Pick<ScannedDevice, 'hostname' | 'vendor' | 'mac'> & { name?: string | null }) =>
   device.name ?? device.hostname ?? device.vendor ?? device.mac;
 const subjectOf = (device: { mac: string }) => `device:${device.mac}`;
+
+// The timeline's kinds and severities of the device alerts.
+const timelineKinds: Record<string, Pick<NewEvent, 'kind' | 'severity'>> = {
+  'device.new': { kind: 'device.first_seen', severity: 'notice' },
+  'device.ip_changed': { kind: 'device.ip_changed', severity: 'info' },
+  'device.offline': { kind: 'device.offline', severity: 'warning' },
+  'device.online': { kind: 'device.back', severity: 'info' },
+};
+
+/** The timeline's record of a device alert: about the device, by the hub. */
+export function deviceEvent(mac: string, alert: RaisedAlert): NewEvent {
+  const { data = {} } = alert;
+  const title =
+    alert.event === 'device.new'
+      ? `New device ${mac}${data.vendor ? ` (${data.vendor})` : data.hostname ? ` (${data.hostname})` : ''}`
+      : alert.title;
+  return {
+    ...(timelineKinds[alert.event] ?? { kind: alert.event }),
+    title,
+    subject: { type: 'device', id: mac },
+    actor: 'system',
+    data,
+  };
+}
 
 /** device.offline for a watched device absent long enough (once), device.online when it is back; else null. */
 export function watchAlert(

@@ -6,6 +6,7 @@ import { type IfMatch, ifMatchAllows } from '../../lib/etag.ts';
 import { uuidPattern } from '../../lib/schemas.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { isTrashable, moveToTrash } from '../trash/move.ts';
+import { recordEntityWrite } from './events.ts';
 import type { Entity, EntityHandlers, WriteContext, WriteFile } from './handler.ts';
 import {
   entityVersion,
@@ -78,12 +79,22 @@ function targetId(write: EntityWrite): string {
   return write.entity_id;
 }
 
-/** Applies a write inside a transaction the caller already holds (for example with its own bookkeeping). */
+/**
+ * Applies a write inside a transaction the caller already holds (for example with its own bookkeeping); the
+ * timeline records it in the same transaction.
+ */
 export async function applyEntityWriteIn(
   tx: Db,
   write: EntityWrite,
   context: WriteContext,
 ): Promise<WriteResult> {
+  const result = await applyHandler(tx, write, context);
+  const { entity_type, action } = write;
+  if (isEntityType(entity_type)) await recordEntityWrite(tx, { entity_type, action }, result, context);
+  return result;
+}
+
+async function applyHandler(tx: Db, write: EntityWrite, context: WriteContext): Promise<WriteResult> {
   const ctx = write.file ? { ...context, file: write.file } : context;
   if (!isChangeType(write.entity_type)) {
     throw hubError('UNKNOWN_ENTITY_TYPE', String(write.entity_type));

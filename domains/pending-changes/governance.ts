@@ -21,6 +21,7 @@ import {
 import { changesSince, type Staleness, targetState } from '../entities/versions.ts';
 import { readSetting } from '../settings/registry.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';
+import { type Actor, recordEvent, actorOf as timelineActor } from '../timeline/record.ts';
 import { keepPendingFile, pendingWriteFile, removePendingFile } from './files.ts';
 import { pendingQuotaSetting } from './setting.ts';
 import {
@@ -141,6 +142,7 @@ export async function proposeChange(
       target_before: target?.before ?? null,
     });
     if (file && dataDir) await keepPendingFile(dataDir, id, file);
+    await recordChangeEvent(tx, change, 'proposed', { agent: principal.agentId });
     return change;
   })) as PendingChangeRow;
   if (env.config) {
@@ -278,6 +280,7 @@ export async function approveChange(
         approval: { pending_change_id: id, agent_id: claimed.agent_id },
       });
       const change = await markApplied(tx, id, result.entity_id, actor);
+      await recordChangeEvent(tx, change, 'approved', timelineActor(principal));
       await insertAuditEntry(tx, {
         ...audited,
         entity_id: result.entity_id,
@@ -337,10 +340,43 @@ export async function rejectChange(
       outcome: 'rejected',
       detail: { entity_action: change.action, agent_id: change.agent_id, reason },
     });
+    await recordChangeEvent(tx, change, 'rejected', timelineActor(principal));
     return change;
   })) as PendingChangeRow;
   if (rejected.file) await removePendingFile(config.server.dataDir, id);
   return rejected;
+}
+
+/** pending_change.proposed / approved / rejected on the timeline, in the space of the change. */
+function recordChangeEvent(
+  sql: Db,
+  change: PendingChangeRow,
+  what: 'proposed' | 'approved' | 'rejected',
+  actor: Actor,
+): Promise<void> {
+  return recordEvent(sql, {
+    kind: `pending_change.${what}`,
+    severity: what === 'proposed' ? 'notice' : 'info',
+    title: `Change ${what}: ${summaryOf(change)}`,
+    subject: { type: 'pending_change', id: change.id },
+    actor,
+    space_id: change.space_id,
+    data: {
+      agent_id: change.agent_id,
+      entity_type: change.entity_type,
+      action: change.action,
+      entity_id: change.result_entity_id ?? change.entity_id,
+    },
+  });
+}
+
+/** What a change would do, in a few words: `update page: Backups`. */
+function summaryOf(change: PendingChangeRow): string {
+  const payload = change.payload ?? {};
+  const named = ['title', 'name', 'url']
+    .map((field) => payload[field])
+    .find((value) => typeof value === 'string');
+  return `${change.action} ${change.entity_type.replace(/_/g, ' ')}${named ? `: ${named}` : ''}`;
 }
 
 export interface DraftSummary {
@@ -354,14 +390,10 @@ export interface DraftSummary {
 export async function describeDraft(sql: Sql, id: string): Promise<DraftSummary | null> {
   const change = await findPendingChange(sql, id);
   if (!change) return null;
-  const payload = change.payload ?? {};
-  const named = ['title', 'name', 'url']
-    .map((field) => payload[field])
-    .find((value) => typeof value === 'string');
   return {
     pending_change_id: change.id,
     action: change.action,
     entity_type: change.entity_type,
-    summary: `${change.action} ${change.entity_type.replace(/_/g, ' ')}${named ? `: ${named}` : ''}`,
+    summary: summaryOf(change),
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from '../../config/index.ts';
 import { CommandError, childEnvironment, runCommand, splitCommand } from '../../lib/command.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
+import { type NewEvent, recordEvent } from '../timeline/record.ts';
 import { type Measurement, parseSpeedtestOutput } from './parse.ts';
 import { type SpeedtestResult, type SpeedtestSettings, speedtestRunTask } from './schema.ts';
 import { activeRunJob, insertResult, startRunLock } from './store.ts';
@@ -67,7 +68,7 @@ export async function recordRun(
   settings: SpeedtestSettings,
   job: { id: string | null; trigger: 'manual' | 'schedule' },
 ): Promise<SpeedtestResult> {
-  return insertResult(sql, {
+  const result = await insertResult(sql, {
     job_id: job.id,
     trigger: job.trigger,
     measurement: run.measurement,
@@ -75,6 +76,39 @@ export async function recordRun(
     error: run.error,
     raw_output: run.raw.slice(0, maxOutputBytes),
   });
+  await recordEvent(sql, speedtestEvent(result));
+  return result;
+}
+
+const mbps = (value: number | null) => (value === null ? '?' : `${Math.round(value * 10) / 10}`);
+
+/** The timeline's record of a run: a result, a slow one, or a failure. */
+export function speedtestEvent(result: SpeedtestResult): NewEvent {
+  const common = { subject: { type: 'speedtest', id: result.id }, actor: 'system' as const };
+  if (result.status === 'failed') {
+    return {
+      ...common,
+      kind: 'speedtest.failed',
+      severity: 'warning',
+      title: `Speed test failed: ${result.error ?? 'no result'}`,
+      data: { error: result.error, trigger: result.trigger },
+    };
+  }
+  return {
+    ...common,
+    kind: 'speedtest.completed',
+    severity: result.below_threshold ? 'warning' : 'info',
+    title:
+      `Speed test: ${mbps(result.download_mbps)} Mbit/s down, ${mbps(result.upload_mbps)} up` +
+      `${result.below_threshold ? ' (below the threshold)' : ''}`,
+    data: {
+      download_mbps: result.download_mbps,
+      upload_mbps: result.upload_mbps,
+      ping_ms: result.ping_ms,
+      below_threshold: result.below_threshold,
+      trigger: result.trigger,
+    },
+  };
 }
 
 /** Starts a run unless one is queued or running; then that run's job answers, so a burst of requests starts one. */

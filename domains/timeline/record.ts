@@ -8,8 +8,8 @@ import { insertEvent } from './store.ts';
 
 export type { Actor, NewEvent, Severity } from './schema.ts';
 
-/** The actor of a request or tool call: an agent's id, else the owner. */
-export function actorOf(caller: { agentId?: string | null } | null | undefined): Actor {
+/** The actor of a request, tool call or principal: an agent's id, else the owner. */
+export function actorOf(caller: { kind?: string; agentId?: string | null } | null | undefined): Actor {
   return caller?.agentId ? { agent: caller.agentId } : 'owner';
 }
 

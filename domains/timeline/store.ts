@@ -36,3 +36,83 @@ export async function eventsAfter(
     where id > ${afterId}::bigint ${options.kinds ? sql`and kind = any(${options.kinds})` : sql``}
     order by id limit ${options.limit ?? 500}`;
 }
+
+/** Which events a reader may see: a space-scoped agent its space's and the global ones; anyone else, all. */
+export interface EventScope {
+  spaceId: string | null;
+}
+
+export interface EventFilter {
+  since?: Date;
+  until?: Date;
+  /** LIKE patterns of kinds (`device.%`). */
+  kindPatterns?: string[];
+  subject?: { type: string; id: string };
+  q?: string;
+  /** Only events older than this position (the cursor of the page before). */
+  before?: { atMicros: string; id: string };
+}
+
+/** An event with its position as exact microseconds since the epoch (a Date holds only milliseconds). */
+export type PositionedEvent = EventRow & { at_us: string };
+
+const columns = (sql: Db) =>
+  sql`id::text, at, kind, severity, title, subject_type, subject_id, actor, space_id, data,
+      ((extract(epoch from at) * 1000000)::bigint)::text as at_us`;
+
+const scoped = (sql: Db, scope: EventScope) =>
+  scope.spaceId === null ? sql`` : sql`and (space_id is null or space_id = ${scope.spaceId})`;
+
+const fromMicros = (sql: Db, micros: string) =>
+  sql`(timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond')`;
+
+/** A page of events, newest first, ordered by (at, id). */
+export async function listEvents(
+  sql: Db,
+  scope: EventScope,
+  filter: EventFilter,
+  page: { limit: number; offset: number },
+): Promise<PositionedEvent[]> {
+  return sql<PositionedEvent[]>`
+    select ${columns(sql)} from events
+    where true ${scoped(sql, scope)}
+      ${filter.since ? sql`and at >= ${filter.since}` : sql``}
+      ${filter.until ? sql`and at < ${filter.until}` : sql``}
+      ${filter.kindPatterns?.length ? sql`and kind like any(${filter.kindPatterns}::text[])` : sql``}
+      ${filter.subject ? sql`and subject_type = ${filter.subject.type} and subject_id = ${filter.subject.id}` : sql``}
+      ${filter.q ? sql`and search @@ websearch_to_tsquery('english', ${filter.q})` : sql``}
+      ${
+        filter.before
+          ? sql`and (at, id) < (${fromMicros(sql, filter.before.atMicros)}, ${filter.before.id}::bigint)`
+          : sql``
+      }
+    order by at desc, id desc
+    limit ${page.limit} offset ${page.offset}`;
+}
+
+/** Events from `from` to `to` inclusive, oldest first. */
+export async function eventsBetween(
+  sql: Db,
+  scope: EventScope,
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<EventRow[]> {
+  return sql<EventRow[]>`
+    select ${columns(sql)} from events
+    where at between ${from} and ${to} ${scoped(sql, scope)}
+    order by at, id
+    limit ${limit}`;
+}
+
+/** The events of these ids (what a follower was told of), oldest first. */
+export async function eventsByIds(sql: Db, ids: string[]): Promise<EventRow[]> {
+  return sql<EventRow[]>`
+    select ${columns(sql)} from events where id = any(${ids}::bigint[]) order by at, id`;
+}
+
+/** Deletes the events older than `days`; how many. */
+export async function purgeEvents(sql: Db, days: number): Promise<number> {
+  const deleted = await sql`delete from events where at < now() - make_interval(days => ${days})`;
+  return deleted.count;
+}

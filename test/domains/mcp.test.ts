@@ -76,6 +76,7 @@ const expectedTools = [
   'propose_action',
   'search',
   'service_health',
+  'timeline',
   'update_page',
   'update_resource',
   'update_task',

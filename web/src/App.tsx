@@ -70,6 +70,12 @@ export const screens: Screen[] = [
     component: lazy(() => import('./screens/incidents/index.tsx')),
   },
   {
+    path: '/timeline',
+    label: 'Timeline',
+    icon: 'clock',
+    component: lazy(() => import('./screens/timeline/index.tsx')),
+  },
+  {
     path: '/speed',
     label: 'Speed tests',
     icon: 'gauge',

@@ -9857,7 +9857,7 @@ export interface paths {
         };
         /**
          * Live card data (server-sent events)
-         * @description text/event-stream: a `card` event ({ type, data }) for each card at the start and whenever its data changes (host every few seconds, the others when refreshed), and a `heartbeat` event regularly.
+         * @description text/event-stream: a `card` event ({ type, data }) for each card at the start and whenever its data changes (host every few seconds, the others when refreshed), an `event` (the timeline event) for each new event on the timeline, and a `heartbeat` event regularly.
          */
         get: {
             parameters: {
@@ -10569,7 +10569,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
+                    limit?: components["parameters"]["query.limit.2"];
                     /** @description How many of the newest (before `before`) to skip */
                     offset?: number;
                     /** @description A message id: the page of messages older than it */
@@ -10741,7 +10741,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: number;
+                    limit?: components["parameters"]["query.limit.2"];
                     /** @description How many of the newest (before `before`) to skip */
                     offset?: number;
                     /** @description A message id: the page of messages older than it */
@@ -14265,6 +14265,167 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What happened, newest first
+         * @description Events recorded by every domain as things happen. since (inclusive) and until (exclusive) bound the time; kinds is comma-separated (`device.*` takes an area); subject is `type:id`; q searches titles and kinds. Pass next_cursor back as cursor for the next, older page. A space-scoped agent sees its space’s events and the global ones.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Events at or after this moment */
+                    since?: string;
+                    /** @description Events before this moment */
+                    until?: string;
+                    /** @description Comma-separated kinds; `area.*` takes every kind of an area (`device.*,service.down`) */
+                    kinds?: string;
+                    /** @description `type:id` (service:<uuid>, device:aa:bb:cc:dd:ee:ff) */
+                    subject?: string;
+                    /** @description Words of the title or kind (web search syntax) */
+                    q?: string;
+                    limit?: components["parameters"]["query.limit.2"];
+                    offset?: components["parameters"]["query.offset"];
+                    /** @description The next_cursor of the page before, for the next (older) page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description Increasing with each event recorded */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description `area.what`: service.down, device.first_seen, page.updated */
+                                kind: string;
+                                severity: "info" | "notice" | "warning" | "critical";
+                                title: string;
+                                /** @description What it is about (a service, a device by MAC, a page), if anything */
+                                subject: {
+                                    type: string;
+                                    id: string;
+                                } | null;
+                                /** @description `owner`, `system`, or the acting agent’s id */
+                                actor: string;
+                                /** @description The space of a knowledge event; null: global */
+                                space_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/timeline/around": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed around a moment
+         * @description Every event within ± minutes (default 30, at most 1440) of at, oldest first.
+         */
+        get: {
+            parameters: {
+                query: {
+                    at: string;
+                    minutes?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                            /** @description Oldest first; at most 500 */
+                            items: {
+                                /** @description Increasing with each event recorded */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description `area.what`: service.down, device.first_seen, page.updated */
+                                kind: string;
+                                severity: "info" | "notice" | "warning" | "critical";
+                                title: string;
+                                /** @description What it is about (a service, a device by MAC, a page), if anything */
+                                subject: {
+                                    type: string;
+                                    id: string;
+                                } | null;
+                                /** @description `owner`, `system`, or the acting agent’s id */
+                                actor: string;
+                                /** @description The space of a knowledge event; null: global */
+                                space_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description More happened in the window than the list holds */
+                            truncated: boolean;
+                        };
+                    };
+                };
+                400: components["responses"]["400"];
+                401: components["responses"]["401"];
+                403: components["responses"]["403"];
+                429: components["responses"]["429"];
+                503: components["responses"]["503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents": {
         parameters: {
             query?: never;
@@ -14411,7 +14572,7 @@ export interface components {
              * @description a stable code from the error catalogue; the README lists the main ones
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "FEED_NOT_FOUND" | "INCIDENT_NOT_FOUND" | "FEED_ITEM_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "TAGS_INVALID" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "OPML_INVALID" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING" | "MCP_SERVER_NOT_FOUND" | "MCP_SERVER_NAME_TAKEN";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_MULTIPART" | "INVALID_INPUT" | "INVALID_DATETIME" | "VALUE_TOO_LONG" | "NOT_NULL_VIOLATION" | "CHECK_VIOLATION" | "INVALID_TEXT" | "JSON_TOO_DEEP" | "OWNER_ONLY" | "TIER_CANNOT_WRITE" | "TIER_CANNOT_LINK" | "NOT_OWN_PROFILE" | "SIGNATURE_INVALID" | "ORIGIN_REFUSED" | "TOO_MANY_FAILURES" | "UNIQUE_VIOLATION" | "FOREIGN_KEY_VIOLATION" | "RESTRICT_VIOLATION" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "STATEMENT_TIMEOUT" | "SHUTTING_DOWN" | "SPACE_NOT_FOUND" | "PAGE_NOT_FOUND" | "PROJECT_NOT_FOUND" | "TASK_NOT_FOUND" | "REF_NOT_FOUND" | "SOURCE_DOC_NOT_FOUND" | "FEED_NOT_FOUND" | "INCIDENT_NOT_FOUND" | "FEED_ITEM_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "NETWORK_HOST_NOT_FOUND" | "PARENT_PAGE_NOT_FOUND" | "PAGE_CYCLE" | "SPACE_MISMATCH" | "SPACE_NOT_EMPTY" | "REF_NOT_LINKED" | "DEPENDENCY_NOT_FOUND" | "DEPENDENCY_SELF" | "DEPENDENCY_EXISTS" | "DEPENDENCY_CYCLE" | "TAGS_INVALID" | "SETTING_NOT_FOUND" | "SETTING_INVALID" | "UNKNOWN_COLOUR" | "INVALID_COLOUR" | "AGENT_NOT_FOUND" | "AGENT_TOKEN_NOT_FOUND" | "PENDING_CHANGE_NOT_FOUND" | "NOT_PENDING" | "PENDING_QUOTA" | "PENDING_FILE_MISSING" | "PENDING_FILE_CHANGED" | "PENDING_CHANGE_STALE" | "PAGE_VERSION_NOT_FOUND" | "TRASH_ITEM_NOT_FOUND" | "TRASH_SPACE_GONE" | "VERSION_CHANGED" | "NOT_UPSERTABLE" | "UNKNOWN_ENTITY_TYPE" | "UNKNOWN_ACTION" | "CAPTURE_NOT_FOUND" | "JOB_NOT_FOUND" | "JOB_NOT_RETRYABLE" | "JOB_RUNNING" | "URL_REFUSED" | "IDEMPOTENCY_KEY_REUSED" | "OPML_INVALID" | "WEBHOOK_DISABLED" | "UNKNOWN_SERVICE" | "SPEEDTEST_NO_RESULT" | "INVALID_SCHEDULE" | "STT_NOT_CONFIGURED" | "STT_FAILED" | "AUDIO_UNSUPPORTED" | "VOICE_CLIP_NOT_FOUND" | "VOICE_CLIP_FILE_MISSING" | "RANGE_NOT_SATISFIABLE" | "ICON_SET_NOT_FOUND" | "ICON_SET_EXISTS" | "ICON_EXISTS" | "ICON_UNKNOWN" | "ICON_NOT_FOUND" | "NO_ACCEPTABLE_ICON" | "ICON_REF_INVALID" | "ZIP_INVALID" | "ZIP_UNSAFE_ENTRY" | "ZIP_LIMIT_EXCEEDED" | "ICON_SET_FETCH_FAILED" | "IMPORT_FORMAT_UNKNOWN" | "OWNER_TOKEN_INVALID" | "APPROVAL_TOKEN_INVALID" | "SESSION_NOT_FOUND" | "WEB_APP_NOT_BUILT" | "DEVICE_NOT_FOUND" | "DEVICE_EXISTS" | "INVALID_MAC" | "DEVICE_NOT_NEW" | "SERVICE_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "INVALID_SERVICE_CHECK" | "MAINTENANCE_NOT_FOUND" | "INVALID_MAINTENANCE" | "SERVICE_NOT_PUSH" | "PUSH_TOKEN_UNKNOWN" | "TIMELINE_CURSOR_INVALID" | "TIMELINE_RANGE_INVALID" | "STATUS_PAGE_NOT_FOUND" | "STATUS_PAGE_SLUG_TAKEN" | "BADGE_NOT_FOUND" | "APP_NOT_FOUND" | "APP_ICON_NOT_FOUND" | "APP_OUT_OF_SCOPE" | "BOARD_NOT_FOUND" | "IMPORT_YAML_INVALID" | "IMPORT_INVALID" | "BOARD_IS_DEFAULT" | "SERVICE_TARGET_TAKEN" | "DISCOVERED_APP_NOT_FOUND" | "DISCOVERED_APP_PROMOTED" | "LAYOUT_INVALID" | "LAYOUT_CHANGED" | "WEATHER_PLACE_INVALID" | "WEATHER_UPSTREAM_FAILED" | "PROXMOX_UPSTREAM_FAILED" | "PROXMOX_TOKEN_REFUSED" | "HOST_METRICS_UNAVAILABLE" | "BACKUP_INVALID" | "BACKUP_ARCHIVE_NOT_FOUND" | "SHLINK_UPSTREAM_FAILED" | "SHLINK_REJECTED" | "INTEGRATION_NOT_CONFIGURED" | "INTEGRATION_TEST_FAILED" | "SET_BY_ENVIRONMENT" | "INTEGRATION_SECRET_UNREADABLE" | "ALERT_TARGET_NOT_FOUND" | "ALERT_RULE_NOT_FOUND" | "ASSISTANT_NOT_CONFIGURED" | "TURN_IN_PROGRESS" | "AGENT_DISABLED" | "AGENT_OUT_OF_SPACE" | "CAPABILITY_MISSING" | "INFRA_AGENT_MISSING" | "NOT_AN_ACTION" | "ACTION_NOT_FOUND" | "ACTION_NOT_PENDING" | "MCP_SERVER_NOT_FOUND" | "MCP_SERVER_NAME_TAKEN";
             error: string;
             message: string;
         } & {
@@ -15571,6 +15732,28 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        TimelineEvent: {
+            /** @description Increasing with each event recorded */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @description `area.what`: service.down, device.first_seen, page.updated */
+            kind: string;
+            severity: "info" | "notice" | "warning" | "critical";
+            title: string;
+            /** @description What it is about (a service, a device by MAC, a page), if anything */
+            subject: {
+                type: string;
+                id: string;
+            } | null;
+            /** @description `owner`, `system`, or the acting agent’s id */
+            actor: string;
+            /** @description The space of a knowledge event; null: global */
+            space_id: string | null;
+            data: {
+                [key: string]: unknown;
+            };
+        };
         Incident: {
             /** Format: uuid */
             id: string;
@@ -15766,6 +15949,7 @@ export interface components {
         /** @description the push service’s heartbeat token */
         "path.token": string;
         "path.slug": string;
+        "query.limit.2": number;
         /** @description false: store without trying the upstream first */
         "query.test": boolean;
     };
@@ -15822,6 +16006,7 @@ export type SchemaAlertRule = components['schemas']['AlertRule'];
 export type SchemaAlertDelivery = components['schemas']['AlertDelivery'];
 export type SchemaDiscoveredApp = components['schemas']['DiscoveredApp'];
 export type SchemaMcpServer = components['schemas']['McpServer'];
+export type SchemaTimelineEvent = components['schemas']['TimelineEvent'];
 export type SchemaIncident = components['schemas']['Incident'];
 export type SchemaPageNode = components['schemas']['PageNode'];
 export type Response400 = components['responses']['400'];
@@ -15852,6 +16037,7 @@ export type ParameterPathSet = components['parameters']['path.set'];
 export type ParameterPathMac = components['parameters']['path.mac'];
 export type ParameterPathToken = components['parameters']['path.token'];
 export type ParameterPathSlug = components['parameters']['path.slug'];
+export type ParameterQueryLimit_2 = components['parameters']['query.limit.2'];
 export type ParameterQueryTest = components['parameters']['query.test'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

@@ -23,6 +23,7 @@ export type Device = Schemas['Device'];
 export type Service = Schemas['Service'];
 export type PageVersion = Schemas['PageVersion'];
 export type TrashItem = Schemas['TrashItem'];
+export type TimelineEvent = Schemas['TimelineEvent'];
 
 /** What a GET route answers with 200, from the generated paths: `Answer<'/api/health/services'>`. */
 export type Answer<P extends keyof paths> = paths[P] extends {

@@ -23,6 +23,7 @@ const paths = {
   activity: 'M22 12h-4l-3 9L9 3l-3 9H2',
   chat: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
   menu: 'M3 6h18M3 12h18M3 18h18',
+  clock: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM12 6v6l4 2',
   drag: 'M9 5h.01M9 12h.01M9 19h.01M15 5h.01M15 12h.01M15 19h.01',
 } as const;
 

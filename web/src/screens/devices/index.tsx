@@ -3,6 +3,7 @@
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
+import { SubjectEvents } from '../../components/Events.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { IconPicker } from '../../components/IconPicker.tsx';
 import { useData } from '../../data.ts';
@@ -96,6 +97,7 @@ function Editor({ device, onClose }: { device: Device; onClose: (saved: boolean)
             Cancel
           </button>
         </div>
+        <SubjectEvents subject={`device:${device.mac}`} heading="This device's events" limit={5} />
       </form>
     </Dialog>
   );

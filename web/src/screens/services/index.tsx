@@ -5,6 +5,7 @@
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
+import { SubjectEvents } from '../../components/Events.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
@@ -365,6 +366,9 @@ export default function Services() {
           </ul>
         )}
       </section>
+      <div class="panel section-gap">
+        <SubjectEvents kinds="service.*" heading="Recent service events" />
+      </div>
       {draft.value && (
         <Dialog label="Service" onClose={() => (draft.value = null)}>
           <form class="modal" onSubmit={save}>
@@ -405,6 +409,13 @@ export default function Services() {
                 Cancel
               </button>
             </div>
+            {draft.value.id && (
+              <SubjectEvents
+                subject={`service:${draft.value.id}`}
+                heading="This service's events"
+                limit={5}
+              />
+            )}
           </form>
         </Dialog>
       )}
