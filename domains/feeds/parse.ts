@@ -1,8 +1,12 @@
 // A feed's answer as the hub keeps it: RSS 2.0 (and 0.9x, RDF), Atom and JSON Feed read by feedsmith, each item
 // reduced to an id, a link, a title, a summary and a date. Items without an id or a link are left out: without one
 // there is nothing to tell them apart by on the next poll.
-import { parseFeed } from 'feedsmith';
+import type { parseFeed } from 'feedsmith';
+import { lazy } from '../../lib/lazy.ts';
 import type { NewItem } from './store.ts';
+
+// The feed parser (and the XML parser under it) loads at the first poll, not at every start.
+export const feedsmith = lazy(() => import('feedsmith'));
 
 export class FeedFormatError extends Error {}
 
@@ -65,10 +69,11 @@ function item(
 }
 
 /** The feed's title and items; a body that is no feed of a known format is a FeedFormatError. */
-export function readFeed(body: string, feedUrl: string): ParsedFeed {
+export async function readFeed(body: string, feedUrl: string): Promise<ParsedFeed> {
+  const { parseFeed: parse } = await feedsmith();
   let parsed: ReturnType<typeof parseFeed>;
   try {
-    parsed = parseFeed(body);
+    parsed = parse(body);
   } catch (error) {
     throw new FeedFormatError(`not a feed: ${(error as Error).message}`);
   }

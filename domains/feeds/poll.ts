@@ -58,7 +58,7 @@ async function store(
     last_modified: string | null;
   },
 ): Promise<PollReport> {
-  const parsed = readFeed(body, finalUrl);
+  const parsed = await readFeed(body, finalUrl);
   const report: PollReport = { status: 'updated', added: 0, captured: 0 };
   await deps.sql.begin(async (tx) => {
     // Oldest first, so items added in one poll keep the feed's order by creation time.

@@ -153,7 +153,7 @@ export const ownerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const outlines = readOpml(request.body);
+      const outlines = await readOpml(request.body);
       const checked = outlines.map((feed) => ({ ...feed, url: checkCaptureUrl(feed.url, config).href }));
       return app.sql.begin(async (tx) => {
         const spaceId = await targetSpace(tx, request.principal, request.query.space_id);

@@ -4,7 +4,7 @@
 // that reads on light and dark themes alike.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { getIconData, iconToHTML, iconToSVG } from '@iconify/utils';
+import type { getIconData } from '@iconify/utils';
 import { lazy } from '../../lib/lazy.ts';
 
 export const mdiNamePattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -16,6 +16,8 @@ const dataFile = createRequire(import.meta.url).resolve('@iconify-json/mdi/icons
 type IconSet = Parameters<typeof getIconData>[0];
 
 const loadSet = lazy(async (): Promise<IconSet> => JSON.parse(await readFile(dataFile, 'utf8')));
+// The resolver is loaded with the set, at the first mdi icon asked for.
+const utils = lazy(() => import('@iconify/utils'));
 
 /** Every icon's own name in the set (aliases left out, so the picker lists each drawing once). */
 export async function mdiNames(): Promise<string[]> {
@@ -24,12 +26,15 @@ export async function mdiNames(): Promise<string[]> {
 
 /** Whether the set has an icon of this name (an alias counts). */
 export async function mdiExists(name: string): Promise<boolean> {
-  return mdiNamePattern.test(name) && getIconData(await loadSet(), name) !== null;
+  if (!mdiNamePattern.test(name)) return false;
+  const { getIconData } = await utils();
+  return getIconData(await loadSet(), name) !== null;
 }
 
 /** The icon as a standalone SVG in `color` (six hex digits), or undefined when the set has no such icon. */
 export async function mdiSvg(name: string, color = mdiDefaultColor): Promise<string | undefined> {
   if (!mdiNamePattern.test(name)) return undefined;
+  const { getIconData, iconToHTML, iconToSVG } = await utils();
   const data = getIconData(await loadSet(), name);
   if (!data) return undefined;
   const { attributes, body } = iconToSVG(data, { height: 'auto' });

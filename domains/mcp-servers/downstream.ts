@@ -2,11 +2,21 @@
 // (the protocol version negotiated each time), the owner's headers on every request and nothing else of the caller's,
 // every step under one deadline and every response under a size bound, so a silent or flooding server answers an
 // error in time instead of hanging the agent.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { lazy } from '../../lib/lazy.ts';
 import { version } from '../../lib/version.ts';
 import type { DownstreamTool } from './schema.ts';
+
+// The SDK (and the schema library under it) is some megabytes of heap: loaded when a downstream is first reached.
+const sdk = lazy(async () => {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  return { Client, StreamableHTTPClientTransport };
+});
 
 /** The most a downstream response may carry (a listing or a call's result). */
 export const maxResponseBytes = 4 * 1024 * 1024;
@@ -69,6 +79,7 @@ async function withClient<T>(
   server: Downstream,
   use: (client: Client, transport: StreamableHTTPClientTransport) => Promise<T>,
 ): Promise<T> {
+  const { Client, StreamableHTTPClientTransport } = await sdk();
   const deadline = AbortSignal.timeout(server.timeout_ms);
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: server.headers },
