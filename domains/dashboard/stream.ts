@@ -2,8 +2,8 @@
 // and a `heartbeat` event every DASHBOARD_HEARTBEAT_SECONDS, so proxies keep the connection open and the browser
 // notices a dead one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CardEvent } from './card-bus.ts';
 import type { TimelineFollower } from '../timeline/live.ts';
+import type { CardEvent } from './card-bus.ts';
 
 /**
  * A card event as the stream sends it, serialised once however many streams it goes to: the bus hands the same
