@@ -6,12 +6,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { openEventStream } from '../../lib/sse.ts';
+import { describeActionDraft } from '../actions/run.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
 import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
-import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
+import { pendingActionIdOf, pendingChangeIdOf, type RunnerEvent } from './events.ts';
 import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
 import type { TurnBody } from './schema.ts';
 import { claimTurn, conversationOf, insertMessage, recentMessages, releaseTurn } from './store.ts';
@@ -129,6 +130,17 @@ function systemOf(target: TurnTarget, body: TurnBody): string {
   );
 }
 
+/**
+ * The draft a tool result stands for: a hub write that became a pending change, or a downstream MCP call waiting
+ * for approval as a pending action. Malformed content is simply no draft: the stream goes on.
+ */
+async function draftOf(sql: FastifyInstance['sql'], result: { content: string; structured?: unknown }) {
+  const changeId = pendingChangeIdOf(result);
+  if (changeId) return describeDraft(sql, changeId).catch(() => null);
+  const actionId = pendingActionIdOf(result);
+  return actionId ? describeActionDraft(sql, actionId).catch(() => null) : null;
+}
+
 export async function runTurn(app: FastifyInstance, reply: FastifyReply, target: TurnTarget, body: TurnBody) {
   const config = (await integrationSettings(app, 'assistant'))?.settings ?? null;
   const runner = runnerFor(config);
@@ -205,11 +217,9 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
           const call = tools.find((tool) => tool.id === event.id);
           if (call) Object.assign(call, { content: event.content, is_error: event.is_error });
           stream.send('tool_result', { id: event.id, content: event.content, is_error: event.is_error });
-          // Malformed content is simply no draft: the stream goes on.
-          const pendingId = pendingChangeIdOf(event);
-          const draft = pendingId ? await describeDraft(sql, pendingId).catch(() => null) : null;
+          const draft = await draftOf(sql, event);
           if (draft) {
-            drafts.push(draft.pending_change_id);
+            drafts.push('pending_change_id' in draft ? draft.pending_change_id : draft.pending_action_id);
             stream.send('draft', draft);
           }
         } else if (event.type === 'usage') {
