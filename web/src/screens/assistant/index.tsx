@@ -135,10 +135,14 @@ export default function Assistant() {
           {entries.value.length === 0 && <p class="muted empty">Ask {agentName} anything about your hub.</p>}
           {entries.value.map((entry) =>
             entry.action ? (
-              <div key={entry.id} class="panel draft-card" aria-label="Waiting for approval">
+              <article
+                key={entry.id}
+                class="draft"
+                aria-label={`Waiting for approval: ${entry.action.summary}`}
+              >
                 <strong>Waiting for your approval:</strong> {entry.action.summary}{' '}
                 <a href="/approvals">Open Approvals</a>
-              </div>
+              </article>
             ) : entry.change ? (
               <DraftCard
                 key={entry.id}
