@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { openEventStream } from '../../lib/sse.ts';
+import type { Sql } from '../../plugins/db.ts';
 import { describeActionDraft } from '../actions/run.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
@@ -13,7 +14,8 @@ import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
 import { pendingActionIdOf, pendingChangeIdOf, type RunnerEvent } from './events.ts';
-import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
+import { hubTools } from './hub-tools.ts';
+import { type RunnerInput, runnerFor } from './runners.ts';
 import type { TurnBody } from './schema.ts';
 import { claimTurn, conversationOf, insertMessage, recentMessages, releaseTurn } from './store.ts';
 
@@ -65,50 +67,17 @@ function mcpUrl(app: FastifyInstance): string {
   return `http://127.0.0.1:${port}/api/mcp`;
 }
 
-/** The hub's tools as the turn's agent: /api/mcp itself, called in-process, so scope, tiers and limits hold. */
+/** The hub's tools as the turn's agent: /api/mcp called in-process. */
 function toolsAs(app: FastifyInstance, token: string): RunnerInput['tools'] {
-  let id = 0;
-  const rpc = async (method: string, params: unknown) => {
-    id += 1;
+  return hubTools(token, async (payload, headers) => {
     const response = await app.inject({
       method: 'POST',
       url: '/api/mcp',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json, text/event-stream',
-        'content-type': 'application/json',
-      },
-      payload: { jsonrpc: '2.0', id, method, params },
+      headers,
+      payload: payload as object,
     });
-    if (response.statusCode !== 200) {
-      const body = response.json() as { message?: string };
-      throw new Error(`${response.statusCode}: ${body.message ?? response.body.slice(0, 200)}`);
-    }
-    const body = response.json() as { result?: Record<string, unknown>; error?: { message?: string } };
-    if (body.error) throw new Error(body.error.message ?? 'tool protocol error');
-    return body.result ?? {};
-  };
-  return {
-    async list() {
-      const result = await rpc('tools/list', {});
-      return (result.tools as ToolDescription[]) ?? [];
-    },
-    async call(name, args): Promise<ToolOutcome> {
-      try {
-        const result = await rpc('tools/call', { name, arguments: args ?? {} });
-        const blocks = Array.isArray(result.content)
-          ? (result.content as { type: string; text?: string }[])
-          : [];
-        return {
-          content: blocks.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join(''),
-          structured: result.structuredContent,
-          is_error: result.isError === true,
-        };
-      } catch (error) {
-        return { content: (error as Error).message, is_error: true };
-      }
-    },
-  };
+    return { statusCode: response.statusCode, body: response.body };
+  });
 }
 
 function promptOf(target: TurnTarget, body: TurnBody, history: { role: string; content: string }[]): string {
@@ -134,7 +103,7 @@ function systemOf(target: TurnTarget, body: TurnBody): string {
  * The draft a tool result stands for: a hub write that became a pending change, or a downstream MCP call waiting
  * for approval as a pending action. Malformed content is simply no draft: the stream goes on.
  */
-async function draftOf(sql: FastifyInstance['sql'], result: { content: string; structured?: unknown }) {
+export async function draftOf(sql: Sql, result: { content: string; structured?: unknown }) {
   const changeId = pendingChangeIdOf(result);
   if (changeId) return describeDraft(sql, changeId).catch(() => null);
   const actionId = pendingActionIdOf(result);
