@@ -36,6 +36,7 @@ import projects from './domains/projects/index.ts';
 import proxmox from './domains/proxmox/index.ts';
 import refs from './domains/refs/index.ts';
 import resources from './domains/resources/index.ts';
+import routines from './domains/routines/index.ts';
 import search from './domains/search/index.ts';
 import sessions from './domains/sessions/index.ts';
 import settings from './domains/settings/index.ts';
@@ -107,6 +108,7 @@ export const modules: readonly HubModule[] = [
   mcpServers,
   timeline,
   incidents,
+  routines,
 ];
 
 /** Everything the modules contribute, gathered once. */

@@ -280,6 +280,9 @@ const catalogue = {
   // Downstream MCP servers (the gateway).
   MCP_SERVER_NOT_FOUND: notFound('MCP server'),
   MCP_SERVER_NAME_TAKEN: entry(409, (name: string) => `an MCP server named "${name}" exists`),
+
+  // Routines.
+  ROUTINE_NOT_FOUND: notFound('routine'),
 } satisfies Record<string, Entry<never[]>>;
 
 type Catalogue = typeof catalogue;

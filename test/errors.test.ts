@@ -422,6 +422,7 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   PENDING_FILE_CHANGED: 'test/domains/pending-changes/files.test.ts',
   MCP_SERVER_NOT_FOUND: 'test/domains/mcp-servers/servers.test.ts',
   MCP_SERVER_NAME_TAKEN: 'test/domains/mcp-servers/servers.test.ts',
+  ROUTINE_NOT_FOUND: 'test/domains/routines/routines.test.ts',
 };
 
 t.test(

@@ -132,6 +132,21 @@ export async function proposeDownstreamCall(
   return pending;
 }
 
+/** A pending action as the assistant shows it in place, beside drafts of pending changes: what it would do. */
+export async function describeActionDraft(
+  sql: Sql,
+  id: string,
+): Promise<{ pending_action_id: string; action: string; entity_type: 'action'; summary: string } | null> {
+  const action = await findPendingAction(sql, id);
+  if (!action) return null;
+  const params = action.params as { server?: unknown; tool?: unknown };
+  const summary =
+    action.action === downstreamCallAction
+      ? `call ${String(params.server)}.${String(params.tool)}`
+      : `run ${action.action}`;
+  return { pending_action_id: action.id, action: action.action, entity_type: 'action', summary };
+}
+
 const audited = (action: PendingAction) => ({
   pending_change_id: null,
   entity_type: 'action',

@@ -19,7 +19,7 @@ export { ensureAgent, findAgent, findAgentByName, findAgentWithCapability };
 
 export async function mintTurnToken(
   sql: Db,
-  turn: { agentId: string; spaceId: string | null; conversationId: string },
+  turn: { agentId: string; spaceId: string | null; conversationId: string | null },
   ttlMs: number,
 ): Promise<{ id: string; token: string }> {
   const token = newToken(agentTokenPrefix);

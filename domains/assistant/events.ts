@@ -8,11 +8,14 @@ export type RunnerEvent =
   | { type: 'usage'; model: string | null; input_tokens: number; output_tokens: number }
   | { type: 'error'; message: string };
 
-/** A pending change id carried by a tool result: the structured content first, then JSON in the text. */
-export function pendingChangeIdOf(result: { content: string; structured?: unknown }): string | null {
+/** An id named `field` carried by a tool result: the structured content first, then JSON in the text. */
+function pendingIdOf(
+  result: { content: string; structured?: unknown },
+  field: 'pending_change_id' | 'pending_action_id',
+): string | null {
   const fromObject = (value: unknown): string | null => {
     if (value === null || typeof value !== 'object') return null;
-    const id = (value as { pending_change_id?: unknown }).pending_change_id;
+    const id = (value as Record<string, unknown>)[field];
     return typeof id === 'string' && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
   };
   const structured = fromObject(result.structured);
@@ -22,4 +25,14 @@ export function pendingChangeIdOf(result: { content: string; structured?: unknow
   } catch {
     return null;
   }
+}
+
+/** A pending change id carried by a tool result (a hub tool's write waiting for approval). */
+export function pendingChangeIdOf(result: { content: string; structured?: unknown }): string | null {
+  return pendingIdOf(result, 'pending_change_id');
+}
+
+/** A pending action id carried by a tool result (a downstream MCP call waiting for approval). */
+export function pendingActionIdOf(result: { content: string; structured?: unknown }): string | null {
+  return pendingIdOf(result, 'pending_action_id');
 }

@@ -6,14 +6,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { hubError } from '../../lib/errors.ts';
 import { openEventStream } from '../../lib/sse.ts';
+import type { Sql } from '../../plugins/db.ts';
+import { describeActionDraft } from '../actions/run.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
 import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
 import { recordEvent } from '../timeline/record.ts';
-import { pendingChangeIdOf, type RunnerEvent } from './events.ts';
-import { type RunnerInput, runnerFor, type ToolDescription, type ToolOutcome } from './runners.ts';
+import { pendingActionIdOf, pendingChangeIdOf, type RunnerEvent } from './events.ts';
+import { hubTools } from './hub-tools.ts';
+import { type RunnerInput, runnerFor } from './runners.ts';
 import type { TurnBody } from './schema.ts';
 import { claimTurn, conversationOf, insertMessage, recentMessages, releaseTurn } from './store.ts';
 
@@ -65,50 +68,17 @@ function mcpUrl(app: FastifyInstance): string {
   return `http://127.0.0.1:${port}/api/mcp`;
 }
 
-/** The hub's tools as the turn's agent: /api/mcp itself, called in-process, so scope, tiers and limits hold. */
+/** The hub's tools as the turn's agent: /api/mcp called in-process. */
 function toolsAs(app: FastifyInstance, token: string): RunnerInput['tools'] {
-  let id = 0;
-  const rpc = async (method: string, params: unknown) => {
-    id += 1;
+  return hubTools(token, async (payload, headers) => {
     const response = await app.inject({
       method: 'POST',
       url: '/api/mcp',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json, text/event-stream',
-        'content-type': 'application/json',
-      },
-      payload: { jsonrpc: '2.0', id, method, params },
+      headers,
+      payload: payload as object,
     });
-    if (response.statusCode !== 200) {
-      const body = response.json() as { message?: string };
-      throw new Error(`${response.statusCode}: ${body.message ?? response.body.slice(0, 200)}`);
-    }
-    const body = response.json() as { result?: Record<string, unknown>; error?: { message?: string } };
-    if (body.error) throw new Error(body.error.message ?? 'tool protocol error');
-    return body.result ?? {};
-  };
-  return {
-    async list() {
-      const result = await rpc('tools/list', {});
-      return (result.tools as ToolDescription[]) ?? [];
-    },
-    async call(name, args): Promise<ToolOutcome> {
-      try {
-        const result = await rpc('tools/call', { name, arguments: args ?? {} });
-        const blocks = Array.isArray(result.content)
-          ? (result.content as { type: string; text?: string }[])
-          : [];
-        return {
-          content: blocks.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join(''),
-          structured: result.structuredContent,
-          is_error: result.isError === true,
-        };
-      } catch (error) {
-        return { content: (error as Error).message, is_error: true };
-      }
-    },
-  };
+    return { statusCode: response.statusCode, body: response.body };
+  });
 }
 
 function promptOf(target: TurnTarget, body: TurnBody, history: { role: string; content: string }[]): string {
@@ -128,6 +98,17 @@ function systemOf(target: TurnTarget, body: TurnBody): string {
     `${persona}${view}\n\nUse the tools to read and change the owner's knowledge store. Writes you make may ` +
     'become drafts the owner approves; say so when that happens.'
   );
+}
+
+/**
+ * The draft a tool result stands for: a hub write that became a pending change, or a downstream MCP call waiting
+ * for approval as a pending action. Malformed content is simply no draft: the stream goes on.
+ */
+export async function draftOf(sql: Sql, result: { content: string; structured?: unknown }) {
+  const changeId = pendingChangeIdOf(result);
+  if (changeId) return describeDraft(sql, changeId).catch(() => null);
+  const actionId = pendingActionIdOf(result);
+  return actionId ? describeActionDraft(sql, actionId).catch(() => null) : null;
 }
 
 export async function runTurn(app: FastifyInstance, reply: FastifyReply, target: TurnTarget, body: TurnBody) {
@@ -206,11 +187,9 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
           const call = tools.find((tool) => tool.id === event.id);
           if (call) Object.assign(call, { content: event.content, is_error: event.is_error });
           stream.send('tool_result', { id: event.id, content: event.content, is_error: event.is_error });
-          // Malformed content is simply no draft: the stream goes on.
-          const pendingId = pendingChangeIdOf(event);
-          const draft = pendingId ? await describeDraft(sql, pendingId).catch(() => null) : null;
+          const draft = await draftOf(sql, event);
           if (draft) {
-            drafts.push(draft.pending_change_id);
+            drafts.push('pending_change_id' in draft ? draft.pending_change_id : draft.pending_action_id);
             stream.send('draft', draft);
           }
         } else if (event.type === 'usage') {

@@ -116,3 +116,21 @@ export async function purgeEvents(sql: Db, days: number): Promise<number> {
   const deleted = await sql`delete from events where at < now() - make_interval(days => ${days})`;
   return deleted.count;
 }
+
+/**
+ * Events in [since, until) (oldest first): a period's timeline, as a routine's view. With a space, that space's
+ * events and the global ones (which have none), as a scoped agent reads them.
+ */
+export async function eventsBetween(
+  sql: Db,
+  since: Date,
+  until: Date,
+  options: { spaceId?: string | null; limit?: number } = {},
+): Promise<EventRow[]> {
+  return sql<EventRow[]>`
+    select id::text, at, kind, severity, title, subject_type, subject_id, actor, space_id, data
+    from events
+    where at >= ${since} and at < ${until}
+      ${options.spaceId ? sql`and (space_id is null or space_id = ${options.spaceId})` : sql``}
+    order by at, id limit ${options.limit ?? 500}`;
+}

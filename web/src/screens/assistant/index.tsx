@@ -18,6 +18,8 @@ interface Entry {
   role: 'user' | 'assistant' | 'tool' | 'system';
   text?: string;
   change?: PendingChange;
+  /** A downstream tool call waiting for the owner: decided in Approvals, where its server, tool and arguments show. */
+  action?: { id: string; summary: string };
 }
 
 /** The conversation an address names: a space's companion, or the global assistant. */
@@ -90,6 +92,9 @@ export default function Assistant() {
           ).then((change) => {
             entries.value = [...entries.value, { id: change.id, role: 'tool', change }];
           }, failed);
+        } else if (name === 'draft' && typeof payload.pending_action_id === 'string') {
+          const action = { id: payload.pending_action_id, summary: String(payload.summary ?? '') };
+          entries.value = [...entries.value, { id: action.id, role: 'tool', action }];
         } else if (name === 'error') {
           toast(String(payload.message ?? 'the assistant failed'), 'error');
         }
@@ -129,7 +134,16 @@ export default function Assistant() {
         <div class="chat-log" ref={log}>
           {entries.value.length === 0 && <p class="muted empty">Ask {agentName} anything about your hub.</p>}
           {entries.value.map((entry) =>
-            entry.change ? (
+            entry.action ? (
+              <article
+                key={entry.id}
+                class="draft"
+                aria-label={`Waiting for approval: ${entry.action.summary}`}
+              >
+                <strong>Waiting for your approval:</strong> {entry.action.summary}{' '}
+                <a href="/approvals">Open Approvals</a>
+              </article>
+            ) : entry.change ? (
               <DraftCard
                 key={entry.id}
                 change={entry.change}
