@@ -46,7 +46,7 @@ export async function runRoutine(
     if (!agent) throw new Error('the routine’s agent no longer exists');
     const since = new Date(run.period_since);
     const until = new Date(run.period_until);
-    const events = await eventsBetween(sql, since, until, { spaceId: routine.space_id });
+    const events = await eventsBetween(sql, { spaceId: routine.space_id }, since, until, 500);
     const result = await runHeadlessTurn(deps, {
       agent,
       prompt: routine.prompt,

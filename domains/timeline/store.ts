@@ -90,7 +90,10 @@ export async function listEvents(
     limit ${page.limit} offset ${page.offset}`;
 }
 
-/** Events from `from` to `to` inclusive, oldest first. */
+/**
+ * Events from `from` up to `to` (not included), oldest first: the timeline around a moment, or a routine's period
+ * since its last run.
+ */
 export async function eventsBetween(
   sql: Db,
   scope: EventScope,
@@ -100,7 +103,7 @@ export async function eventsBetween(
 ): Promise<EventRow[]> {
   return sql<EventRow[]>`
     select ${columns(sql)} from events
-    where at between ${from} and ${to} ${scoped(sql, scope)}
+    where at >= ${from} and at < ${to} ${scoped(sql, scope)}
     order by at, id
     limit ${limit}`;
 }
@@ -115,22 +118,4 @@ export async function eventsByIds(sql: Db, ids: string[]): Promise<EventRow[]> {
 export async function purgeEvents(sql: Db, days: number): Promise<number> {
   const deleted = await sql`delete from events where at < now() - make_interval(days => ${days})`;
   return deleted.count;
-}
-
-/**
- * Events in [since, until) (oldest first): a period's timeline, as a routine's view. With a space, that space's
- * events and the global ones (which have none), as a scoped agent reads them.
- */
-export async function eventsBetween(
-  sql: Db,
-  since: Date,
-  until: Date,
-  options: { spaceId?: string | null; limit?: number } = {},
-): Promise<EventRow[]> {
-  return sql<EventRow[]>`
-    select id::text, at, kind, severity, title, subject_type, subject_id, actor, space_id, data
-    from events
-    where at >= ${since} and at < ${until}
-      ${options.spaceId ? sql`and (space_id is null or space_id = ${options.spaceId})` : sql``}
-    order by at, id limit ${options.limit ?? 500}`;
 }
