@@ -8,12 +8,12 @@ import { hubError } from '../../lib/errors.ts';
 import type { Sql } from '../../plugins/db.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
-import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import type { RunnerEvent } from './events.ts';
 import { hubTools } from './hub-tools.ts';
 import { runnerFor } from './runners.ts';
 import { draftOf } from './turn.ts';
+import { recordTurnUsage, turnModel } from './usage.ts';
 
 export interface HeadlessTurn {
   agent: AgentRow;
@@ -109,18 +109,9 @@ export async function runHeadlessTurn(
     await revokeTurnToken(sql, token.id);
   }
   const latency = Date.now() - started;
-  const model = usage?.model ?? (settings.runner === 'openai' ? settings.model : null) ?? settings.runner;
+  const model = turnModel(settings, usage);
   const ok = errors.length === 0;
-  await recordUsage(sql, {
-    agent_id: turn.agent.id,
-    source: `assistant:${settings.runner}`,
-    model,
-    input_tokens: usage?.input_tokens ?? 0,
-    output_tokens: usage?.output_tokens ?? 0,
-    latency_ms: latency,
-    ok,
-    local: settings.runner === 'openai' && settings.local,
-  });
+  await recordTurnUsage(sql, { agentId: turn.agent.id, runner: settings, usage, latencyMs: latency, ok });
   return {
     ok,
     text,

@@ -10,7 +10,6 @@ import type { Sql } from '../../plugins/db.ts';
 import { describeActionDraft } from '../actions/run.ts';
 import type { AgentRow } from '../agents/turn-token.ts';
 import { mintTurnToken, revokeTurnToken } from '../agents/turn-token.ts';
-import { recordUsage } from '../ai-usage/record.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { describeDraft } from '../pending-changes/governance.ts';
 import { recordEvent } from '../timeline/record.ts';
@@ -19,6 +18,7 @@ import { hubTools } from './hub-tools.ts';
 import { type RunnerInput, runnerFor } from './runners.ts';
 import type { TurnBody } from './schema.ts';
 import { claimTurn, conversationOf, insertMessage, recentMessages, releaseTurn } from './store.ts';
+import { recordTurnUsage, turnModel } from './usage.ts';
 
 export interface TurnTarget {
   agent: AgentRow;
@@ -205,7 +205,7 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
       stream.send('error', { message: 'the turn failed' });
     }
     const latency = Date.now() - started;
-    const model = usage?.model ?? (config.runner === 'openai' ? config.model : null) ?? config.runner;
+    const model = turnModel(config, usage);
     stream.send('usage', {
       model,
       input_tokens: usage?.input_tokens ?? 0,
@@ -247,15 +247,12 @@ export async function runTurn(app: FastifyInstance, reply: FastifyReply, target:
         },
       });
     });
-    await recordUsage(sql, {
-      agent_id: target.agent.id,
-      source: `assistant:${config.runner}`,
-      model,
-      input_tokens: usage?.input_tokens ?? 0,
-      output_tokens: usage?.output_tokens ?? 0,
-      latency_ms: latency,
+    await recordTurnUsage(sql, {
+      agentId: target.agent.id,
+      runner: config,
+      usage,
+      latencyMs: latency,
       ok: ok && !interrupted,
-      local: config.runner === 'openai' && config.local,
     });
     // The conversation is free and the token dead before the client hears `done`, so a next turn never finds it busy.
     await finish();

@@ -6,8 +6,8 @@
 // One run at a time: the watermark row is locked for the run, and everything it does commits with the watermark.
 import type { Db, Sql } from '../../lib/db.ts';
 import { outageRootOf } from '../health/outage.ts';
+import { type EventRow, eventsAfter } from '../timeline/read.ts';
 import { recordEvent } from '../timeline/record.ts';
-import { type EventRow, eventsAfter } from '../timeline/store.ts';
 import { writeIncidentPage } from './page.ts';
 import type { IncidentMember, IncidentSubject } from './schema.ts';
 import {

@@ -3,7 +3,7 @@
 
 import type { Db, Sql } from '../../lib/db.ts';
 import { hubError } from '../../lib/errors.ts';
-import { findPage } from '../pages/store.ts';
+import { findPage } from '../pages/read.ts';
 import { durationSeconds, resolveIncident } from './follow.ts';
 import { writeIncidentPage } from './page.ts';
 import type { Incident, IncidentQuery, UpdateIncident } from './schema.ts';

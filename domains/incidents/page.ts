@@ -8,7 +8,7 @@ import type { Principal } from '../../plugins/auth.ts';
 import { applyEntityWriteIn } from '../entities/registry.ts';
 import { found } from '../health/services.ts';
 import { pageHandler } from '../pages/entity.ts';
-import { findPage } from '../pages/store.ts';
+import { findPage } from '../pages/read.ts';
 import { searchAs } from '../search/scoped.ts';
 import { ensureSpaceNamed } from '../spaces/named.ts';
 import type { IncidentSubject } from './schema.ts';

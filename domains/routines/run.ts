@@ -6,7 +6,7 @@ import type { JobDeps } from '../../worker/contract.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { findAgent } from '../agents/turn-token.ts';
 import { runHeadlessTurn } from '../assistant/headless.ts';
-import { eventsBetween } from '../timeline/store.ts';
+import { eventsBetween } from '../timeline/read.ts';
 import { routineRunTask } from './schema.ts';
 import { claimDueMinute, enabledRoutines, findRoutine, finishRun, startRun } from './store.ts';
 
