@@ -127,7 +127,7 @@ export function processes(t: Teardown): Processes {
   });
 
   const processes: Processes = {
-    async startService(env, timeoutMs = 45_000) {
+    async startService(env, timeoutMs = 90_000) {
       const port = await freePort();
       const started = performance.now();
       const child = processes.spawn('main.ts', { PORT: String(port), HOST: '127.0.0.1', ...env });
