@@ -191,6 +191,7 @@ const catalogue = {
   INVALID_MAINTENANCE: entry(400, detail),
   SERVICE_NOT_PUSH: entry(409, (id: string) => `monitored service ${id} is not a push service`),
   PUSH_TOKEN_UNKNOWN: entry(404, (text = 'no enabled push service has this token') => text),
+  PUSH_RID_INVALID: entry(400, (rid: string) => `rid must be a UUID (the run's id), not "${rid}"`),
   // The timeline.
   TIMELINE_CURSOR_INVALID: entry(
     400,

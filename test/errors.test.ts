@@ -395,6 +395,7 @@ const elsewhere: Partial<Record<ErrorCode, string>> = {
   INVALID_MAINTENANCE: 'test/domains/maintenance/windows.test.ts',
   SERVICE_NOT_PUSH: 'test/domains/health/push.test.ts',
   PUSH_TOKEN_UNKNOWN: 'test/domains/health/push.test.ts',
+  PUSH_RID_INVALID: 'test/domains/health/push.test.ts',
   STATUS_PAGE_NOT_FOUND: 'test/domains/status-pages/status-pages.test.ts',
   STATUS_PAGE_SLUG_TAKEN: 'test/domains/status-pages/status-pages.test.ts',
   BADGE_NOT_FOUND: 'test/domains/status-pages/status-pages.test.ts',

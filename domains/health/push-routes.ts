@@ -6,13 +6,14 @@
 //   GET|POST /api/ping/:token/fail               the run failed
 //   GET|POST /api/ping/:token/log                a message kept in the service's log; its state stays as it is
 //   GET|POST /api/ping/:token/:code              the run's exit status: 0 success, 1-255 failure
+// Each ping may name its run, `?rid=<uuid>`: a finish ends the start with the same rid (push.ts).
 // A healthchecks.io ping answers `OK` as text; its request body (any type, the first 10 KB) is kept as the message.
 // Each token may report HEARTBEATS_PER_MINUTE times a minute (429 beyond), whoever sends them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorBody } from '../../lib/errors.ts';
-import { errors } from '../../lib/schemas.ts';
+import { errorBody, hubError } from '../../lib/errors.ts';
+import { errors, uuidPattern } from '../../lib/schemas.ts';
 import { publicAccess } from '../../plugins/auth.ts';
 import { findPushService, type Heartbeat, receiveHeartbeat } from './push.ts';
 import type { PushService } from './store.ts';
@@ -40,6 +41,19 @@ const KumaQuery = Type.Object(
     msg: Type.Optional(Type.String({ maxLength: 100_000, description: 'kept as the message (10 KB)' })),
     ping: Type.Optional(
       Type.String({ maxLength: 40, description: 'the response time in ms, shown as latency' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+const PingQuery = Type.Object(
+  {
+    rid: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'the run this ping belongs to, a UUID: a finish ends the start with the same rid, and its duration is ' +
+          'recorded; without rid a finish ends the start without one',
+      }),
     ),
   },
   { additionalProperties: true },
@@ -128,6 +142,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
             message: cut(msg || 'OK'),
             latency_ms:
               Number.isFinite(latency) && latency >= 0 && latency < 2 ** 31 ? Math.round(latency) : null,
+            rid: null,
           });
           return { ok: true as const };
         },
@@ -162,6 +177,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
               token: Token,
               ...(ping.suffix === '/:code' ? { code: Type.Integer({ minimum: 0, maximum: 255 }) } : {}),
             }),
+            querystring: PingQuery,
             produces: ['text/plain'],
             response: {
               200: Text('`OK`'),
@@ -171,6 +187,8 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
             },
           },
           handler: async (request, reply) => {
+            const { rid = null } = request.query;
+            if (rid !== null && !uuidPattern.test(rid)) throw hubError('PUSH_RID_INVALID', rid.slice(0, 100));
             reply.type('text/plain; charset=utf-8');
             const admitted = await admit(request, reply);
             if ('status' in admitted) {
@@ -182,7 +200,12 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
             const signal = ping.signal(params);
             const sent = typeof request.body === 'string' ? request.body.trim() : '';
             const said = params.code !== undefined ? `exit status ${params.code}` : (unsaid[signal] ?? 'OK');
-            await receiveHeartbeat(deps, admitted, { signal, message: sent || said, latency_ms: null });
+            await receiveHeartbeat(deps, admitted, {
+              signal,
+              message: sent || said,
+              latency_ms: null,
+              rid: rid?.toLowerCase() ?? null,
+            });
             return reply.send('OK');
           },
         });

@@ -6,7 +6,9 @@
 //
 // The state of a push service follows what it sends (up, or down after `retries` more failing heartbeats), and
 // the periodic health check turns it down, with no network I/O, when nothing came within interval_s plus grace_s,
-// or when a `start` had no finish within grace_s (alert heartbeat.missed).
+// or when a `start` had no finish within grace_s (alert heartbeat.missed). As healthchecks.io does, a ping may name
+// its run (`?rid=<uuid>`): a finish with a rid ends the start with that rid, one without ends the start without, the
+// run's duration becomes the result's latency, and each open run is late on its own.
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../lib/secrets.ts';
 import type { Db } from '../../plugins/db.ts';
@@ -17,7 +19,8 @@ import { settleOutages } from './outage.ts';
 import { nextStanding } from './state.ts';
 import {
   appendPushLog,
-  clearPushStart,
+  clearLatePushStarts,
+  endPushStart,
   hasPushToken,
   heartbeatReceived,
   overduePushServices,
@@ -66,6 +69,8 @@ export interface Heartbeat {
   signal: 'up' | 'down' | 'start' | 'log';
   message: string;
   latency_ms: number | null;
+  /** The run it starts or finishes (healthchecks.io's rid), or null. */
+  rid: string | null;
 }
 
 /** A missed heartbeat, recorded beside the service's own down alert (which outage.ts raises, folded or not). */
@@ -89,14 +94,18 @@ async function record(
   service: PushService,
   outcome: CheckOutcome,
   missed: boolean,
+  rid: string | null = null,
 ): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
-    const result = await recordCheck(tx, service.id, outcome, (previous) =>
+    // A finish ends its start: how long the run took is the result's latency.
+    const took = missed ? null : await endPushStart(tx, service.id, rid);
+    const measured = took === null ? outcome : { ...outcome, latency_ms: took };
+    const result = await recordCheck(tx, service.id, measured, (previous) =>
       nextStanding(previous, outcome.ok ? 'up' : null, service.retries),
     );
     if (result && !missed) await heartbeatReceived(tx, service.id);
     if (result?.changed) {
-      await recordStateChange(tx, { service, from: result.from, to: result.to, message: outcome.message });
+      await recordStateChange(tx, { service, from: result.from, to: result.to, message: measured.message });
     }
     if (result?.changed && missed && result.to === 'down') {
       await recordHeartbeatMissed(tx, service, outcome.message);
@@ -113,7 +122,7 @@ export async function receiveHeartbeat(
   heartbeat: Heartbeat,
 ): Promise<void> {
   if (heartbeat.signal === 'start') {
-    await pushStarted(deps.sql, service.id);
+    await pushStarted(deps.sql, service.id, heartbeat.rid);
     return;
   }
   if (heartbeat.signal === 'log') {
@@ -127,17 +136,18 @@ export async function receiveHeartbeat(
     message: heartbeat.message,
   };
   // A heartbeat comes between check rounds: a change it brings is judged (and alerted) now, not at the next round.
-  if (await record(deps, service, outcome, false)) await settleOutages(deps);
+  if (await record(deps, service, outcome, false, heartbeat.rid)) await settleOutages(deps);
 }
 
 /** The periodic check of push services (those named, or all): each overdue one records a miss. */
 export async function checkHeartbeats(deps: JobDeps, ids?: string[]): Promise<number> {
   const overdue = await overduePushServices(deps.sql, ids);
   for (const service of overdue) {
+    const run = service.late_rid === null ? '' : `run ${service.late_rid} `;
     const message = service.unfinished
-      ? `started but did not finish within ${service.grace_s} s`
+      ? `${run}started but did not finish within ${service.grace_s} s`
       : `no heartbeat within ${service.interval_s + service.grace_s} s`;
-    if (service.unfinished) await clearPushStart(deps.sql, service.id);
+    if (service.unfinished) await clearLatePushStarts(deps.sql, service.id);
     await record(deps, service, { ok: false, latency_ms: null, message }, true);
   }
   return overdue.length;

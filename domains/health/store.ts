@@ -559,14 +559,41 @@ export async function pushServiceByToken(sql: Db, hash: Buffer): Promise<PushSer
   return row;
 }
 
-/** After a heartbeat was recorded: it is the last one, and it finishes any open start. */
+/** After a heartbeat was recorded: it is the last one. */
 export async function heartbeatReceived(sql: Db, id: string): Promise<void> {
-  await sql`update monitored_services set last_push_at = now(), push_started_at = null where id = ${id}`;
+  await sql`update monitored_services set last_push_at = now() where id = ${id}`;
 }
 
-/** A `start`: the run it opens must finish within grace_s. */
-export async function pushStarted(sql: Db, id: string): Promise<void> {
-  await sql`update monitored_services set push_started_at = now() where id = ${id}`;
+/**
+ * A `start`: the run it opens must finish within grace_s. A start without rid is the service's one open start; a
+ * start with a rid opens a run of its own (a repeated rid starts over).
+ */
+export async function pushStarted(sql: Db, id: string, rid: string | null): Promise<void> {
+  if (rid === null) {
+    await sql`update monitored_services set push_started_at = now() where id = ${id}`;
+    return;
+  }
+  await sql`
+    insert into push_runs (service_id, rid) values (${id}, ${rid})
+    on conflict (service_id, rid) do update set started_at = now()`;
+}
+
+/**
+ * A finish ends the start of its rid (or, without rid, the one without): returns how long that run took in ms, or
+ * null when no such start was open. Other open runs stay open.
+ */
+export async function endPushStart(sql: Db, id: string, rid: string | null): Promise<number | null> {
+  const [ended] =
+    rid === null
+      ? await sql<{ ms: number | null }[]>`
+          update monitored_services s set push_started_at = null
+          from (select push_started_at from monitored_services where id = ${id} for update) open
+          where s.id = ${id}
+          returning round(extract(epoch from now() - open.push_started_at) * 1000)::int as ms`
+      : await sql<{ ms: number | null }[]>`
+          delete from push_runs where service_id = ${id} and rid = ${rid}
+          returning round(extract(epoch from now() - started_at) * 1000)::int as ms`;
+  return ended?.ms ?? null;
 }
 
 /** How many log messages of a push service are kept: the newest. */
@@ -592,20 +619,33 @@ export async function pushLog(sql: Db, serviceId: string): Promise<{ at: Date; m
  * Recording the miss moves checked_at, so a silent service counts one failure per interval.
  */
 export async function overduePushServices(sql: Db, ids?: string[]) {
-  return sql<(PushService & { unfinished: boolean; interval_s: number; grace_s: number })[]>`
+  return sql<
+    (PushService & { unfinished: boolean; late_rid: string | null; interval_s: number; grace_s: number })[]
+  >`
     select id, name, category, retries, interval_s, grace_s,
-      coalesce(push_started_at + make_interval(secs => grace_s) < now(), false) as unfinished
-    from monitored_services
+      coalesce(push_started_at + make_interval(secs => grace_s) < now(), false) or late.rid is not null as unfinished,
+      late.rid as late_rid
+    from monitored_services s
+    left join lateral (
+      select rid from push_runs r
+      where r.service_id = s.id and r.started_at + make_interval(secs => s.grace_s) < now()
+      order by r.started_at limit 1
+    ) late on true
     where enabled and kind = 'push'
       ${ids ? sql`and id = any(${ids}::uuid[])` : sql``}
-      and (push_started_at + make_interval(secs => grace_s) < now()
+      and (push_started_at + make_interval(secs => grace_s) < now() or late.rid is not null
         or coalesce(checked_at, created_at) + make_interval(secs => interval_s + grace_s) < now())
     order by id`;
 }
 
-/** An open start given up on (its miss is recorded). */
-export async function clearPushStart(sql: Db, id: string): Promise<void> {
-  await sql`update monitored_services set push_started_at = null where id = ${id}`;
+/** The open starts of a service past grace_s, given up on (their miss is recorded); runs still in time stay open. */
+export async function clearLatePushStarts(sql: Db, id: string): Promise<void> {
+  await sql`
+    update monitored_services set push_started_at = null
+    where id = ${id} and push_started_at + make_interval(secs => grace_s) < now()`;
+  await sql`
+    delete from push_runs r using monitored_services s
+    where r.service_id = ${id} and s.id = r.service_id and r.started_at + make_interval(secs => s.grace_s) < now()`;
 }
 
 export interface UptimeSummary {

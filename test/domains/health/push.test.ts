@@ -324,3 +324,87 @@ t.test('each token is rate limited', async (t) => {
   );
   t.equal((await results(service.id)).length, heartbeatsPerMinute, 'nothing past the limit is recorded');
 });
+
+t.test(
+  "healthchecks.io's rid: a finish ends the start with its rid, its duration kept; each run late on its own",
+  async (t) => {
+    const service = await createPush({ interval_s: 3600, grace_s: 600 });
+    const url = `/api/ping/${service.push_token}`;
+    const nightly = '3f2a6b1e-9c4d-4e8f-a1b2-c3d4e5f60718';
+    const weekly = '0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b';
+    /** Moves the open runs of the service back by `seconds`. */
+    const ageRuns = (seconds: number) =>
+      ta.sql`update push_runs set started_at = started_at - make_interval(secs => ${seconds})
+      where service_id = ${service.id}`;
+
+    t.equal((await ta.anon({ method: 'POST', url: `${url}/start?rid=${nightly}` })).body, 'OK');
+    await ageRuns(90);
+    t.equal((await ta.anon({ method: 'POST', url: `${url}/start?rid=${weekly}` })).body, 'OK');
+    await ageRuns(30);
+    t.equal(
+      (await read(service.id)).push_started_at,
+      null,
+      'a start with a rid is not the start without one',
+    );
+
+    await ta.anon({ method: 'POST', url: `${url}?rid=${nightly.toUpperCase()}` });
+    const [first] = await results(service.id);
+    t.match(first, { ok: true, message: 'OK' });
+    t.ok(
+      first.latency_ms !== null && first.latency_ms >= 120_000 && first.latency_ms < 125_000,
+      `the nightly run took 120 s (its duration kept: ${first.latency_ms} ms)`,
+    );
+    t.match(await read(service.id), { state: 'up', latency_ms: first.latency_ms });
+    const open = await ta.sql<{ rid: string }[]>`select rid from push_runs where service_id = ${service.id}`;
+    t.same(
+      open.map((run) => run.rid),
+      [weekly],
+      'the weekly run is still open',
+    );
+
+    await ta.anon({ method: 'POST', url: `${url}/start` });
+    await ta.anon({ method: 'POST', url: `${url}/0?rid=${nightly}` });
+    t.equal((await results(service.id)).at(-1)?.latency_ms, null, 'a rid with no open start: no duration');
+    t.ok((await read(service.id)).push_started_at, 'nor does it end the start without rid');
+    await ta.anon({ method: 'POST', url });
+    const last = (await results(service.id)).at(-1);
+    t.ok(
+      last?.latency_ms !== null && (last?.latency_ms ?? -1) >= 0,
+      'a finish without rid ends the start without',
+    );
+    t.equal((await read(service.id)).push_started_at, null);
+    t.equal(
+      (await ta.sql`select 1 from push_runs where service_id = ${service.id}`).length,
+      1,
+      'and leaves the runs with a rid open',
+    );
+
+    await ageRuns(520);
+    await checkServices(deps, {});
+    t.equal((await read(service.id)).state, 'up', 'the weekly run is within its grace (550 s of 600)');
+    await ta.anon({ method: 'POST', url: `${url}/start?rid=${nightly}` });
+    await ageRuns(61);
+    await checkServices(deps, {});
+    t.match(
+      await read(service.id),
+      { state: 'down', message: `run ${weekly} started but did not finish within 600 s` },
+      'the run past its grace turns the service down, named',
+    );
+    t.same(
+      (await ta.sql<{ rid: string }[]>`select rid from push_runs where service_id = ${service.id}`).map(
+        (r) => r.rid,
+      ),
+      [nightly],
+      'the late run is given up on; the run in time stays open',
+    );
+
+    const bad = await ta.anon({ method: 'POST', url: `${url}/start?rid=not-a-uuid` });
+    t.equal(bad.statusCode, 400);
+    t.match(bad.json(), { code: 'PUSH_RID_INVALID', message: /rid must be a UUID/ });
+    t.equal(
+      (await ta.anon({ method: 'GET', url: `${url}/fail?rid=1234` })).json().code,
+      'PUSH_RID_INVALID',
+      'on a finish too',
+    );
+  },
+);
