@@ -8,11 +8,13 @@ import type { Config } from '../../config/index.ts';
 import { HubError } from '../../lib/errors.ts';
 import { isWebUrl } from '../../lib/input.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
+import { addDefaultBoardCard, layoutCache } from '../dashboard/layouts.ts';
 import type { WriteContext } from '../entities/handler.ts';
 import { applyEntityWriteIn } from '../entities/registry.ts';
 import { ensureService, type WatchedTarget } from '../health/monitor.ts';
 import { findBrand } from '../icons/brands.ts';
 import { mdiExists } from '../icons/mdi.ts';
+import { sealHubSecret } from '../integrations/keyring.ts';
 import { writeSetting } from '../settings/registry.ts';
 import { weatherSetting } from '../weather/setting.ts';
 import { type HomepageService, parseYaml, readBookmarks, readServices, readWidgets } from './homepage.ts';
@@ -177,7 +179,7 @@ async function importBookmarks(
   }
 }
 
-async function importWidgets(tx: Db, data: unknown, report: ImportReport): Promise<void> {
+async function importWidgets(tx: Db, ctx: ImportContext, data: unknown, report: ImportReport): Promise<void> {
   for (const widget of readWidgets(data)) {
     const name = widget.type;
     if (widget.type === 'openmeteo') {
@@ -190,11 +192,15 @@ async function importWidgets(tx: Db, data: unknown, report: ImportReport): Promi
       };
       await writeSetting(tx, weatherSetting, value);
       report.updated.push({ kind: 'setting', name: 'weather' });
+    } else if (widget.type === 'resources') {
+      // Homepage's host resources are the dashboard's host card; a board that has one keeps it as it is.
+      const added = await addDefaultBoardCard(tx, 'host', (place, value) =>
+        sealHubSecret(ctx.config.server, place, value),
+      );
+      if (added) report.created.push({ kind: 'widget', name });
+      else report.skipped.push({ kind: 'widget', name, reason: 'the dashboard already has a host card' });
     } else {
-      const reason =
-        widget.type === 'resources'
-          ? 'add the host card to the dashboard for the host resources'
-          : `information widget of type ${widget.type} is not imported`;
+      const reason = `information widget of type ${widget.type} is not imported`;
       report.skipped.push({ kind: 'widget', name, reason });
     }
   }
@@ -212,14 +218,17 @@ export async function importHomepage(
   const widgets = input.widgets === undefined ? undefined : parseYaml('widgets', input.widgets);
   const dryRun = input.dry_run ?? false;
   try {
-    return (await sql.begin(async (tx) => {
+    const done = (await sql.begin(async (tx) => {
       const report: ImportReport = { dry_run: dryRun, created: [], updated: [], skipped: [] };
       for (const service of services) await importService(tx, ctx, service, report);
       if (bookmarks !== undefined) await importBookmarks(tx, ctx, bookmarks, input.space_id, report);
-      if (widgets !== undefined) await importWidgets(tx, widgets, report);
+      if (widgets !== undefined) await importWidgets(tx, ctx, widgets, report);
       if (dryRun) throw new DryRun(report);
       return report;
     })) as ImportReport;
+    // The dashboard answers layouts from memory: a card added above is seen once the import has committed.
+    if (done.created.some((item) => item.kind === 'widget')) layoutCache(sql).clear();
+    return done;
   } catch (error) {
     if (error instanceof DryRun) return error.report;
     throw error;

@@ -9,58 +9,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { hubError } from '../../lib/errors.ts';
 import { errors, IdParams } from '../../lib/schemas.ts';
 import { SecretUnreadableError } from '../../lib/secrets.ts';
 import type { HubModule } from '../../module.ts';
 import { ownerOnly } from '../../plugins/auth.ts';
-import { boardKeyPrefix, layoutKeyOfBoard } from '../boards/layout-key.ts';
+import { layoutKeyOfBoard } from '../boards/layout-key.ts';
 import { openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
 import { TimelineFollower } from '../timeline/live.ts';
 import { CustomCardCache, CustomCardData, CustomCardRead } from './custom.ts';
-import { maskLayoutHeaders, sealedLayoutHeaders, sealLayoutHeaders } from './custom-headers.ts';
-import { defaultLayout, normaliseLayout } from './layout.ts';
+import { maskLayoutHeaders, sealedLayoutHeaders } from './custom-headers.ts';
+import { baseKey, type Current, current, layoutCache, writeLayout } from './layouts.ts';
 import { Layout, LayoutInput } from './schema.ts';
 import { dashboardSetting } from './setting.ts';
-import { findLayouts, type LayoutRow, lockLayout, saveLayout } from './store.ts';
+import { findLayouts } from './store.ts';
 import { openStream } from './stream.ts';
 
 const tags = ['dashboard'];
-/** The bearer owner's key; an access-proxy owner without a layout of their own starts from it. */
-const baseKey = '';
-
-interface Current {
-  layout: Layout;
-  etag: string;
-  /** The layout as JSON text, made once per change: reads send it as is. */
-  text?: string;
-}
 
 function ownerKey(request: FastifyRequest): string {
   const principal = request.principal;
   return principal?.kind === 'owner' && principal.via === 'access' && principal.email
     ? principal.email.toLowerCase()
     : baseKey;
-}
-
-/**
- * The layout an owner sees: their own, else the bearer owner's, else the default; tagged by where it came from. A
- * board other than the default starts empty.
- */
-function current(rows: LayoutRow[], key: string): Current {
-  const own = rows.find((row) => row.owner_key === key);
-  if (own) return { layout: own.layout, etag: `"o${own.revision}"` };
-  if (key.startsWith(boardKeyPrefix)) return { layout: { mode: 'snap', cards: [] }, etag: '"e"' };
-  const base = rows.find((row) => row.owner_key === baseKey);
-  if (base) return { layout: base.layout, etag: `"b${base.revision}"` };
-  return { layout: defaultLayout(), etag: '"d"' };
-}
-
-function matches(ifMatch: string, etag: string): boolean {
-  return ifMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
 }
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -73,7 +43,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     timeline.stop();
   });
   // Reads are answered from memory; a write replaces what it changed (only this process writes layouts).
-  const cache = new Map<string, Current>();
+  const cache = layoutCache(app.sql);
 
   async function read(key: string): Promise<Current> {
     const hit = cache.get(key);
@@ -95,18 +65,12 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     body: LayoutInput,
     ifMatch: string | undefined,
   ): Promise<Layout> {
-    const layout = normaliseLayout(body);
-    const saved = await app.sql.begin(async (tx) => {
-      await lockLayout(tx, key);
-      const now = current(await findLayouts(tx, [key, baseKey]), key);
-      if (ifMatch !== undefined && !matches(ifMatch, now.etag)) {
-        throw hubError('LAYOUT_CHANGED', `the layout changed since ${ifMatch} (now ${now.etag})`);
-      }
-      const sealed = await sealLayoutHeaders(layout, now.layout, (place, value) =>
-        sealHubSecret(app.config.server, place, value),
-      );
-      return saveLayout(tx, key, sealed);
-    });
+    const saved = await app.sql.begin((tx) =>
+      writeLayout(tx, key, body, {
+        ifMatch,
+        seal: (place, value) => sealHubSecret(app.config.server, place, value),
+      }),
+    );
     cache.clear();
     reply.header('etag', `"o${saved.revision}"`);
     return maskLayoutHeaders(saved.layout);
