@@ -83,6 +83,10 @@ t.test('backlinks follow every write of a page body, in its own space only', asy
   const deleted = await ta.asOwner({ method: 'DELETE', url: `/api/pages/${later.id}` });
   t.equal(deleted.statusCode, 204);
   t.same(await backlinkTitles(ta, zfs.id), ['Runbook'], 'a deleted page links to nothing');
+  const [trashed] = await ta.sql<{ id: string }[]>`select id from trash where entity_id = ${later.id}`;
+  const restored = await ta.asOwner({ method: 'POST', url: `/api/trash/${trashed.id}/restore` });
+  t.equal(restored.statusCode, 200);
+  t.same(await backlinkTitles(ta, zfs.id), ['Later', 'Runbook'], 'a page restored from the trash links again');
 });
 
 t.test('agents read backlinks within their scope', async (t) => {
