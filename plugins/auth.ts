@@ -90,6 +90,7 @@ export const agentRoutes: readonly string[] = [
   'GET /api/pages',
   'POST /api/pages',
   'GET /api/pages/:id',
+  'GET /api/pages/:id/backlinks',
   'PATCH /api/pages/:id',
   'DELETE /api/pages/:id',
   'GET /api/projects',

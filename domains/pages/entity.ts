@@ -12,6 +12,7 @@ import {
   validator,
   type WriteContext,
 } from '../entities/handler.ts';
+import { linkedTitles, relinked } from './links.ts';
 import { CreatePage, UpdatePage } from './schema.ts';
 import {
   deletePage,
@@ -21,8 +22,11 @@ import {
   lockPage,
   lockPageTree,
   type PageRow,
+  pagesLinkingTo,
   renumber,
+  setPageLinks,
   siblingIds,
+  titleTaken,
   touchPage,
   updatePage,
 } from './store.ts';
@@ -51,6 +55,23 @@ async function place(tx: Db, others: string[], id: string, position: number | un
   await renumber(tx, [...others.slice(0, at), id, ...others.slice(at)]);
 }
 
+/**
+ * A renamed page keeps its links: the pages of its space linking to the old title are edited to link to the new
+ * one (each an edit of its own, so its history keeps the old text). Not when another page still has the old title:
+ * those links may mean that page.
+ */
+async function relinkRenamed(tx: Db, page: PageRow, title: string): Promise<void> {
+  if (title === page.title || (await titleTaken(tx, page.space_id, page.title, page.id))) return;
+  for (const linking of await pagesLinkingTo(tx, page.space_id, page.title, page.id)) {
+    const current = await lockPage(tx, linking.id);
+    if (!current) continue;
+    const body = relinked(current.body, page.title, title);
+    if (body === current.body) continue;
+    await updatePage(tx, current.id, { body });
+    await setPageLinks(tx, current.id, linkedTitles(body));
+  }
+}
+
 async function reload(tx: Db, id: string): Promise<PageRow> {
   const page = await findPage(tx, id);
   if (!page) throw missing('page');
@@ -74,6 +95,7 @@ export const pageHandler: EntityHandler = {
       body: input.body ?? '',
       tags: normaliseTags(input.tags ?? []),
     });
+    await setPageLinks(tx, page.id, linkedTitles(page.body));
     await place(tx, others, page.id, input.position);
     return reload(tx, page.id);
   },
@@ -89,12 +111,14 @@ export const pageHandler: EntityHandler = {
     const parentId = input.parent_id === undefined ? page.parent_id : input.parent_id;
     const moved = parentId !== page.parent_id;
     if (moved && parentId) await checkParent(tx, ctx, page.space_id, parentId, page.id);
+    if (input.title !== undefined) await relinkRenamed(tx, page, input.title.trim());
     await updatePage(tx, id, {
       ...(moved ? { parent_id: parentId } : {}),
       ...(input.title !== undefined ? { title: input.title.trim() } : {}),
       ...(input.body !== undefined ? { body: input.body } : {}),
       ...(input.tags !== undefined ? { tags: normaliseTags(input.tags) } : {}),
     });
+    if (input.body !== undefined) await setPageLinks(tx, id, linkedTitles(input.body));
     if (moved) {
       await renumber(tx, await siblingIds(tx, page.space_id, page.parent_id, id));
       await place(tx, await siblingIds(tx, page.space_id, parentId, id), id, input.position);

@@ -5,6 +5,7 @@
 //   GET    /api/pages             [agent or owner]
 //   GET    /api/spaces/:id/pages  [agent or owner]
 //   GET    /api/pages/:id         [agent or owner]
+//   GET    /api/pages/:id/backlinks [agent or owner]
 //   POST   /api/pages             [agent or owner]
 //   PATCH  /api/pages/:id         [agent or owner]
 //   DELETE /api/pages/:id         [agent or owner]
@@ -18,13 +19,14 @@ import { pageHandler } from './entity.ts';
 import {
   CreatePage,
   Page,
+  PageBacklinks,
   PageList,
   PageListQuery,
   SpacePages,
   SpacePagesQuery,
   UpdatePage,
 } from './schema.ts';
-import { findPage, listPages, spacePageSummaries } from './store.ts';
+import { findPage, listPages, pagesLinkingTo, spacePageSummaries } from './store.ts';
 import { pageTools } from './tools.ts';
 import { buildTree, flatten } from './tree.ts';
 
@@ -71,12 +73,30 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  const readPage = readableBy('page', (id) => findPage(app.sql, id));
+
+  app.get(
+    '/pages/:id/backlinks',
+    {
+      schema: {
+        tags,
+        summary: 'The pages of its space linking to a page with [[its title]]',
+        params: IdParams,
+        response: { 200: PageBacklinks, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const page = await readPage(request, request.params.id);
+      return { items: await pagesLinkingTo(app.sql, page.space_id, page.title, page.id) };
+    },
+  );
+
   entityRoutes(app, {
     entity_type: 'page',
     path: '/pages',
     tags,
     entity: Page,
-    read: readableBy('page', (id) => findPage(app.sql, id)),
+    read: readPage,
     body: { create: CreatePage, update: UpdatePage },
     summary: {
       get: 'Get a page',

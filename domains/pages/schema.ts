@@ -81,3 +81,18 @@ export const SpacePagesQuery = Type.Intersect([
   }),
 ]);
 export const SpacePages = Paginated(PageNode);
+
+/** The pages linking to a page with `[[its title]]`, in title order (no bodies). */
+export const PageBacklinks = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Uuid,
+      space_id: Uuid,
+      parent_id: NullableUuid,
+      position: Type.Integer(),
+      title: Type.String(),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    }),
+  ),
+});

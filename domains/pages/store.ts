@@ -138,3 +138,40 @@ export async function spacePageSummaries(sql: Db, spaceId: string): Promise<Page
   return sql<PageSummary[]>`
     select ${sql(summaryColumns)} from pages where space_id = ${spaceId} order by position, title, id`;
 }
+
+/** Makes the page's stored links exactly the titles given (its body's links after a write). */
+export async function setPageLinks(sql: Db, pageId: string, titles: string[]): Promise<void> {
+  await sql`delete from page_links where from_page = ${pageId} and not (to_title = any(${titles}::text[]))`;
+  if (titles.length === 0) return;
+  await sql`
+    insert into page_links (from_page, to_title) select ${pageId}, unnest(${titles}::text[])
+    on conflict do nothing`;
+}
+
+/** The pages of the space linking to a title (any case), in title order; the page itself excepted. */
+export async function pagesLinkingTo(
+  sql: Db,
+  spaceId: string,
+  title: string,
+  exceptId: string,
+): Promise<PageSummary[]> {
+  return sql<PageSummary[]>`
+    select ${sql(summaryColumns.map((column) => `p.${column}`))} from pages p
+    where p.space_id = ${spaceId} and p.id <> ${exceptId}
+      and exists (select 1 from page_links l where l.from_page = p.id and lower(l.to_title) = lower(${title}))
+    order by p.title, p.id`;
+}
+
+/** Whether another page of the space has this title (any case). */
+export async function titleTaken(
+  sql: Db,
+  spaceId: string,
+  title: string,
+  exceptId: string,
+): Promise<boolean> {
+  const [row] = await sql<{ taken: boolean }[]>`
+    select exists (
+      select 1 from pages where space_id = ${spaceId} and lower(title) = lower(${title}) and id <> ${exceptId}
+    ) as taken`;
+  return row.taken;
+}

@@ -1,12 +1,52 @@
 // Small helpers shared by the screens: Markdown to safe HTML, dates, numbers.
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type MarkedExtension, type Tokens } from 'marked';
 
 // Task-list items are drawn as text: an <input> has no place in rendered content.
-const marked = new Marked({
+const options: MarkedExtension = {
   gfm: true,
   renderer: { checkbox: ({ checked }) => (checked ? '\u2611 ' : '\u2610 ') },
-});
+};
+const marked = new Marked(options);
+
+/** Where `[[Page title]]` leads: the page's address, or null when there is no such page. */
+export type WikiLinks = (title: string) => string | null;
+
+const escapes: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c]);
+
+/**
+ * `[[Page title]]` and `[[Page title|shown text]]` (the syntax the server keeps backlinks of): a link to the page,
+ * or the text alone when the space has no page of that title.
+ */
+function wikiLinks(resolve: WikiLinks): MarkedExtension {
+  return {
+    extensions: [
+      {
+        name: 'wikiLink',
+        level: 'inline',
+        start: (source) => source.indexOf('[['),
+        tokenizer(source) {
+          const match = /^\[\[([^[\]|\n]+)(?:\|([^[\]\n]*))?\]\]/.exec(source);
+          if (!match) return undefined;
+          const title = match[1].trim();
+          return { type: 'wikiLink', raw: match[0], title, text: match[2]?.trim() || title };
+        },
+        renderer(token: Tokens.Generic) {
+          const href = resolve(token.title);
+          const text = escapeHtml(token.text);
+          return href ? `<a href="${escapeHtml(href)}">${text}</a>` : text;
+        },
+      },
+    ],
+  };
+}
 
 // Rendered content (pages, documents, assistant replies, drafts) is text anyone with write access could have written,
 // an agent included: it keeps what Markdown itself produces and nothing else. No form, button, input, select,
@@ -82,9 +122,10 @@ function reachesApi(src: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
-/** Markdown rendered by marked, then cut down to what Markdown produces. */
-export function markdown(source: string): string {
-  return purifier.sanitize(marked.parse(source, { async: false }) as string, {
+/** Markdown rendered by marked, then cut down to what Markdown produces; with `links`, `[[Page title]]` links too. */
+export function markdown(source: string, links?: WikiLinks): string {
+  const parser = links ? new Marked(options, wikiLinks(links)) : marked;
+  return purifier.sanitize(parser.parse(source, { async: false }) as string, {
     ALLOWED_TAGS: markdownTags,
     ALLOWED_ATTR: markdownAttributes,
     ALLOWED_URI_REGEXP: allowedUrl,

@@ -58,6 +58,11 @@ export default function Knowledge() {
     [spaceId],
   );
   const nodes = tree.data?.items ?? [];
+  const pageIds = pagesByTitle(nodes);
+  const links = (title: string) => {
+    const id = pageIds.get(title.toLowerCase());
+    return id ? `/knowledge/page/${id}` : null;
+  };
 
   async function createSpace(name: string) {
     const space = await ok(api.POST('/api/spaces', { body: { name } })).catch(failed);
@@ -154,6 +159,7 @@ export default function Knowledge() {
             <PageView
               page={page.value}
               etag={pageTag.value}
+              links={links}
               onSaved={(saved, etag) => {
                 page.value = saved;
                 pageTag.value = etag;
@@ -175,4 +181,13 @@ export default function Knowledge() {
       </div>
     </div>
   );
+}
+
+/** The space's pages by title (any case; the first in tree order wins), for its `[[Page title]]` links. */
+function pagesByTitle(nodes: PageNode[], found = new Map<string, string>()): Map<string, string> {
+  for (const node of nodes) {
+    if (!found.has(node.title.toLowerCase())) found.set(node.title.toLowerCase(), node.id);
+    pagesByTitle(node.children ?? [], found);
+  }
+  return found;
 }

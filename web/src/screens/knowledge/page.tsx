@@ -1,4 +1,5 @@
-// One page: its Markdown rendered, edited side by side with a live preview, its history, deleted after a question.
+// One page: its Markdown rendered (`[[Page title]]` a link to that page), edited side by side with a live preview,
+// the pages linking to it, its history, deleted after a question.
 // An edit is saved against the version it started from (If-Match): when the page changed meanwhile, the owner sees
 // the newer text beside their own, with the difference, and chooses; their text is never thrown away unasked.
 import { useSignal } from '@preact/signals';
@@ -9,7 +10,8 @@ import { api, ok, tagged } from '../../client.ts';
 import { Confirm } from '../../components/Dialog.tsx';
 import { Diff } from '../../components/Diff.tsx';
 import { Icon } from '../../components/Icon.tsx';
-import { ago, markdown } from '../../lib.ts';
+import { useData } from '../../data.ts';
+import { ago, markdown, type WikiLinks } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Page } from '../../types.ts';
 import { PageHistory, pageText } from './history.tsx';
@@ -26,11 +28,14 @@ interface Newer {
 export function PageView({
   page,
   etag,
+  links,
   onSaved,
 }: {
   page: Page;
   /** The ETag `page` was read with. */
   etag: string | null;
+  /** Where a `[[Page title]]` of this space leads. */
+  links: WikiLinks;
   onSaved: (page: Page, etag: string | null) => void;
 }) {
   const { route } = useLocation();
@@ -42,6 +47,10 @@ export function PageView({
   // What the edit was made against: the text and its ETag (sent as If-Match).
   const base = useSignal<Newer>({ page, etag });
   const conflict = useSignal<Newer | null>(null);
+  const backlinks = useData(
+    () => ok(api.GET('/api/pages/{id}/backlinks', { params: { path: { id: page.id } } })),
+    [page.id, page.updated_at],
+  );
   useEffect(() => {
     editing.value = false;
     showHistory.value = false;
@@ -231,12 +240,24 @@ export function PageView({
             value={body.value}
             onInput={(e) => (body.value = e.currentTarget.value)}
           />
-          <div class="markdown preview" dangerouslySetInnerHTML={{ __html: markdown(body.value) }} />
+          <div class="markdown preview" dangerouslySetInnerHTML={{ __html: markdown(body.value, links) }} />
         </div>
       ) : editing.value ? null : page.body.trim() ? (
-        <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(page.body) }} />
+        <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown(page.body, links) }} />
       ) : (
         <p class="muted">This page is empty. Edit it to write Markdown.</p>
+      )}
+      {!editing.value && (backlinks.data?.items.length ?? 0) > 0 && (
+        <nav class="backlinks" aria-label="Linked from">
+          <h3>Linked from</h3>
+          <ul>
+            {backlinks.data?.items.map((linking) => (
+              <li key={linking.id}>
+                <a href={`/knowledge/page/${linking.id}`}>{linking.title}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
       )}
       {showHistory.value && !editing.value && <PageHistory page={page} onRestored={reload} />}
       {deleting.value && (
