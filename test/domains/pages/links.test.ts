@@ -86,7 +86,11 @@ t.test('backlinks follow every write of a page body, in its own space only', asy
   const [trashed] = await ta.sql<{ id: string }[]>`select id from trash where entity_id = ${later.id}`;
   const restored = await ta.asOwner({ method: 'POST', url: `/api/trash/${trashed.id}/restore` });
   t.equal(restored.statusCode, 200);
-  t.same(await backlinkTitles(ta, zfs.id), ['Later', 'Runbook'], 'a page restored from the trash links again');
+  t.same(
+    await backlinkTitles(ta, zfs.id),
+    ['Later', 'Runbook'],
+    'a page restored from the trash links again',
+  );
 });
 
 t.test('agents read backlinks within their scope', async (t) => {
