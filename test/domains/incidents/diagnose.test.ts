@@ -57,20 +57,14 @@ t.test('diagnosis by the infrastructure agent', async (t) => {
   t.equal(views.length, 0);
 
   const owner = await createAgent(ta, { tier: 'owner', name: 'root-infra' });
-  const refused = await ta.asOwner({
-    method: 'PUT',
-    url: '/api/settings/incidents.diagnosis_agent',
-    payload: { value: owner.id },
-  });
+  const setAgent = (id: string) =>
+    ta.asOwner({ method: 'PUT', url: '/api/settings/incidents.diagnosis_agent', payload: { value: id } });
+  const refused = await setAgent(owner.id);
   t.equal(refused.statusCode, 400, refused.body);
   t.equal(refused.json().code, 'SETTING_INVALID', 'an owner-tier agent would write directly');
 
   const agent = await createAgent(ta, { tier: 'suggest', name: 'infra' });
-  const set = await ta.asOwner({
-    method: 'PUT',
-    url: '/api/settings/incidents.diagnosis_agent',
-    payload: { value: agent.id },
-  });
+  const set = await setAgent(agent.id);
   t.equal(set.statusCode, 200, set.body);
 
   const incident = await outage(ta, 'jellyfin');
