@@ -8,6 +8,7 @@ import type { Db, Sql } from '../../lib/db.ts';
 import { outageRootOf } from '../health/outage.ts';
 import { type EventRow, eventsAfter } from '../timeline/read.ts';
 import { recordEvent } from '../timeline/record.ts';
+import { requestDiagnosis } from './diagnose.ts';
 import { writeIncidentPage } from './page.ts';
 import type { IncidentMember, IncidentSubject } from './schema.ts';
 import {
@@ -145,6 +146,7 @@ async function fail(tx: Db, event: EventRow, subject: IncidentSubject): Promise<
     },
   });
   await writeIncidentPage(tx, opened);
+  await requestDiagnosis(tx, opened.id);
 }
 
 async function recover(tx: Db, event: EventRow, subject: IncidentSubject): Promise<void> {

@@ -7,9 +7,18 @@ import { errors, IdParams } from '../../lib/schemas.ts';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { cronItem, runs } from '../../worker/contract.ts';
+import { diagnoseIncident } from './diagnose.ts';
 import { followTimeline } from './follow.ts';
 import { changeIncident, incident, incidentList } from './incidents.ts';
-import { Incident, IncidentPage, IncidentQuery, incidentsFollowTask, UpdateIncident } from './schema.ts';
+import {
+  Incident,
+  IncidentPage,
+  IncidentQuery,
+  incidentsDiagnoseTask,
+  incidentsFollowTask,
+  UpdateIncident,
+} from './schema.ts';
+import { diagnosisAgentSetting } from './setting.ts';
 
 const tags = ['incidents'];
 const openOnCard = 20;
@@ -86,7 +95,11 @@ export default {
       const read = await followTimeline(deps.sql);
       if (read > 0) helpers.logger.info(`incidents.follow: ${read} events read`);
     }),
+    runs(incidentsDiagnoseTask, (deps) => async (payload, helpers) => {
+      await diagnoseIncident(deps, payload.incident_id, (message) => helpers.logger.info(message));
+    }),
   ],
+  settings: [diagnosisAgentSetting],
   // The safety net: events whose run was lost (a hub stopped before it ran) are read within the minute.
   cron: () => [
     cronItem({ id: 'incidents.follow', task: incidentsFollowTask, schedule: '* * * * *', payload: {} }),

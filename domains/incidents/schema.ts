@@ -77,3 +77,11 @@ export const incidentsFollowTask = defineTask({
     'Reads the timeline from where it last stopped and opens, joins or resolves incidents (one run at a time)',
   maxAttempts: 3,
 });
+
+export const incidentsDiagnoseTask = defineTask({
+  name: 'incidents.diagnose',
+  payload: Type.Object({ incident_id: Type.String({ format: 'uuid' }) }),
+  description:
+    'Asks the infrastructure agent for a diagnosis of a new incident; what it writes arrives as pending changes',
+  maxAttempts: 1,
+});

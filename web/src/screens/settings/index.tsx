@@ -12,6 +12,7 @@ import { IconSets } from './icon-sets.tsx';
 import { Integrations } from './integrations.tsx';
 import { Maintenance } from './maintenance.tsx';
 import { McpServers } from './mcp-servers.tsx';
+import { Routines } from './routines.tsx';
 import { StatusPages } from './status-pages.tsx';
 import { Theme } from './theme.tsx';
 import { Transfer } from './transfer.tsx';
@@ -26,6 +27,7 @@ export default function Settings() {
       <div class="stack">
         <Theme />
         <Agents />
+        <Routines />
         <IconSets />
         <Voice />
         <Integrations />
