@@ -5,12 +5,14 @@
 // know nothing of this: their events queue a run (migration 0044's trigger), and a minute cron catches up.
 // One run at a time: the watermark row is locked for the run, and everything it does commits with the watermark.
 import type { Db, Sql } from '../../lib/db.ts';
+import { enqueue } from '../../worker/enqueue.ts';
 import { outageRootOf } from '../health/outage.ts';
+import { readSetting } from '../settings/registry.ts';
 import { type EventRow, eventsAfter } from '../timeline/read.ts';
 import { recordEvent } from '../timeline/record.ts';
-import { requestDiagnosis } from './diagnose.ts';
 import { writeIncidentPage } from './page.ts';
-import type { IncidentMember, IncidentSubject } from './schema.ts';
+import { type IncidentMember, type IncidentSubject, incidentsDiagnoseTask } from './schema.ts';
+import { diagnosisAgentSetting } from './setting.ts';
 import {
   type IncidentRow,
   insertIncident,
@@ -180,4 +182,10 @@ export async function followTimeline(sql: Sql): Promise<number> {
     }
     return read;
   });
+}
+
+/** In the transaction that opens an incident: its diagnosis is asked for when an agent is configured. */
+async function requestDiagnosis(tx: Db, incidentId: string): Promise<void> {
+  if ((await readSetting(tx, diagnosisAgentSetting)) === null) return;
+  await enqueue(tx, incidentsDiagnoseTask, { incident_id: incidentId });
 }

@@ -389,18 +389,19 @@ t.test(
       name: 'Sluggish',
       kind: 'http',
       url: `http://127.0.0.1:${port}/`,
-      slow_ms: 150,
+      // Far apart from the answer's delays, so a busy machine's own slowness is not taken for the service's.
+      slow_ms: 1000,
     });
     const tcp = await create({ name: 'Port', kind: 'tcp', host: '127.0.0.1', port, slow_ms: 60_000 });
     await checkServices(deps, { ids: [sluggish.id, tcp.id] });
     t.match(await service(sluggish.id), { state: 'up' });
     t.match(await service(tcp.id), { state: 'up', slow_ms: 60_000 });
 
-    delay = 400;
+    delay = 1500;
     await checkServices(deps, { ids: [sluggish.id] });
     const slow = await service(sluggish.id);
     t.match(slow, { state: 'degraded', message: 'HTTP 200' });
-    t.ok(slow.latency_ms >= 400);
+    t.ok(slow.latency_ms >= 1500);
     const history = (
       await ta.asOwner({ method: 'GET', url: `/api/health/services/${sluggish.id}/history` })
     ).json();
@@ -425,7 +426,7 @@ t.test(
     t.equal(degraded.length, 1);
     t.match(degraded[0], {
       title: 'Sluggish is slow',
-      data: { service: 'Sluggish', state: 'degraded', slow_ms: 150 },
+      data: { service: 'Sluggish', state: 'degraded', slow_ms: 1000 },
     });
     for (const { id } of [sluggish, tcp]) await remove(id);
   },
