@@ -31,7 +31,8 @@ t.test('a wiki link leads to its page, which lists its backlinks', async (t) => 
   await page.getByRole('heading', { name: 'Runbook', exact: true }).waitFor();
   const link = page.locator('.markdown').getByRole('link', { name: 'the pool' });
   t.equal(await link.getAttribute('href'), `/knowledge/page/${zfs}`);
-  t.equal(await page.locator('.markdown').getByRole('link', { name: 'Nowhere' }).count(), 0, 'no such page');
+  const create = page.locator('.markdown').getByRole('link', { name: 'Nowhere' });
+  t.equal(await create.getAttribute('title'), 'Create this page', 'a page of no such title: a create link');
   t.match(await page.locator('.markdown').textContent(), 'then Nowhere.');
 
   await link.click();
@@ -42,5 +43,25 @@ t.test('a wiki link leads to its page, which lists its backlinks', async (t) => 
     `/knowledge/page/${runbook}`,
   );
   await checkAccessible(t, page, 'a page and its backlinks', '.page-view');
+
+  // The create link: the New page field holds the title; Enter makes the page, which the link then leads to.
+  await page.goto(`${hub.origin}/knowledge/page/${runbook}`);
+  await create.click();
+  const field = page.getByLabel('New page');
+  for (let tries = 0; tries < 100 && (await field.inputValue()) !== 'Nowhere'; tries++)
+    await page.waitForTimeout(50);
+  t.equal(await field.inputValue(), 'Nowhere', 'the field holds the title');
+  await field.press('Enter');
+  await page.getByRole('heading', { name: 'Nowhere', exact: true }).waitFor();
+  const [made] = await hub.sql<{ id: string }[]>`select id from pages where title = 'Nowhere'`;
+  t.ok(made, 'the page is made');
+  await page.goto(`${hub.origin}/knowledge/page/${runbook}`);
+  await page.getByRole('heading', { name: 'Runbook', exact: true }).waitFor();
+  // The links are drawn again once the space's page list is in.
+  await page
+    .locator('.markdown')
+    .locator(`a[href="/knowledge/page/${made?.id}"]`, { hasText: 'Nowhere' })
+    .waitFor();
+  t.pass('the link now leads to the page');
   t.same(problems, []);
 });

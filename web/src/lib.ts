@@ -9,8 +9,11 @@ const options: MarkedExtension = {
 };
 const marked = new Marked(options);
 
-/** Where `[[Page title]]` leads: the page's address, or null when there is no such page. */
-export type WikiLinks = (title: string) => string | null;
+/**
+ * Where `[[Page title]]` leads: the page's address, or where to create it (`missing`) when the space has no page of
+ * that title; null for no link at all.
+ */
+export type WikiLinks = (title: string) => { href: string; missing?: boolean } | null;
 
 const escapes: Record<string, string> = {
   '&': '&amp;',
@@ -23,7 +26,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c])
 
 /**
  * `[[Page title]]` and `[[Page title|shown text]]` (the syntax the server keeps backlinks of): a link to the page,
- * or the text alone when the space has no page of that title.
+ * or, when the space has no page of that title, a "create" link (titled "Create this page") to a new page of that title.
  */
 function wikiLinks(resolve: WikiLinks): MarkedExtension {
   return {
@@ -39,9 +42,12 @@ function wikiLinks(resolve: WikiLinks): MarkedExtension {
           return { type: 'wikiLink', raw: match[0], title, text: match[2]?.trim() || title };
         },
         renderer(token: Tokens.Generic) {
-          const href = resolve(token.title);
+          const link = resolve(token.title);
           const text = escapeHtml(token.text);
-          return href ? `<a href="${escapeHtml(href)}">${text}</a>` : text;
+          if (!link) return text;
+          // A title attribute, not a class: the sanitiser keeps classes of code blocks only.
+          const missing = link.missing ? ' title="Create this page"' : '';
+          return `<a href="${escapeHtml(link.href)}"${missing}>${text}</a>`;
         },
       },
     ],

@@ -13,9 +13,11 @@ export function AddRow(props: {
   /** `row` (field and button side by side) by default; `stack` puts the field on its own line. */
   class?: string;
   pattern?: string;
+  /** What the field holds at first (a page title to create, from a link); the field then has the focus. */
+  initial?: string;
   children?: ComponentChildren;
 }) {
-  const [text, setText] = useState('');
+  const [text, setText] = useState(props.initial ?? '');
   const button = props.button === undefined ? 'Add' : props.button;
   return (
     <form
@@ -29,6 +31,8 @@ export function AddRow(props: {
         {props.label}
         <input
           value={text}
+          // biome-ignore lint/a11y/noAutofocus: the owner followed a link to create this page; the field is what comes next.
+          autoFocus={props.initial !== undefined}
           onInput={(e) => setText(e.currentTarget.value)}
           required
           pattern={props.pattern}

@@ -18,7 +18,7 @@ import { Projects } from './projects.tsx';
 import { type Drop, Tree } from './tree.tsx';
 
 export default function Knowledge() {
-  const { path, route } = useLocation();
+  const { path, query, route } = useLocation();
   const at = addressed(path);
   const spaces = useData(() => ok(api.GET('/api/spaces', { params: { query: { limit: 100 } } })));
   const target = useData<Target>(
@@ -59,9 +59,15 @@ export default function Knowledge() {
   );
   const nodes = tree.data?.items ?? [];
   const pageIds = pagesByTitle(nodes);
+  // A title the space has no page of leads to this screen with the New page field holding it, one Enter from made.
   const links = (title: string) => {
+    // Until the space's pages are in, no title is known to be missing: the text alone, not a create link.
+    if (!tree.data) return null;
     const id = pageIds.get(title.toLowerCase());
-    return id ? `/knowledge/page/${id}` : null;
+    if (id) return { href: `/knowledge/page/${id}` };
+    return spaceId
+      ? { href: `/knowledge/space/${spaceId}?new=${encodeURIComponent(title)}`, missing: true }
+      : null;
   };
 
   async function createSpace(name: string) {
@@ -131,7 +137,14 @@ export default function Knowledge() {
               <h2 class="section">Pages</h2>
               <Tree nodes={nodes} selected={page.value?.id} onMove={move} />
               {nodes.length === 0 && <p class="muted">No pages yet.</p>}
-              <AddRow label="New page" class="stack" button={null} onAdd={createPage} />
+              <AddRow
+                key={query.new ?? ''}
+                label="New page"
+                class="stack"
+                button={null}
+                initial={query.new}
+                onAdd={createPage}
+              />
             </>
           )}
           {tab.value === 'documents' && space && (
