@@ -86,7 +86,14 @@ export async function readAround(sql: Db, principal: Principal | null, query: Ar
   const at = new Date(query.at).getTime();
   const from = new Date(at - query.minutes * 60_000);
   const to = new Date(at + query.minutes * 60_000);
-  const rows = await eventsBetween(sql, scopeOf(principal), from, to, aroundLimit + 1);
+  // Both ends are within: the period read runs up to a millisecond past the last minute.
+  const rows = await eventsBetween(
+    sql,
+    scopeOf(principal),
+    from,
+    new Date(to.getTime() + 1),
+    aroundLimit + 1,
+  );
   return {
     from,
     to,
