@@ -59,7 +59,9 @@ async function listed(count: number) {
 t.test('newest first; filtered by kind and by words', async (t) => {
   await visitScreen(page, hub.origin, '/timeline', 'Timeline');
   await events().first().getByText(`New device ${mac} (Apple)`).waitFor();
-  t.same(await events().locator('a, span:not(.badge)').allTextContents(), [
+  // Words only: an element without text (an icon's holder) is no event's title.
+  const titles = (await events().locator('a, span:not(.badge)').allTextContents()).filter((text) => text !== '');
+  t.same(titles, [
     `New device ${mac} (Apple)`,
     'Backup of the media share finished',
     'Jellyfin went down',
