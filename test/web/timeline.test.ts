@@ -60,12 +60,10 @@ t.test('newest first; filtered by kind and by words', async (t) => {
   await visitScreen(page, hub.origin, '/timeline', 'Timeline');
   await events().first().getByText(`New device ${mac} (Apple)`).waitFor();
   // Words only: an element without text (an icon's holder) is no event's title.
-  const titles = (await events().locator('a, span:not(.badge)').allTextContents()).filter((text) => text !== '');
-  t.same(titles, [
-    `New device ${mac} (Apple)`,
-    'Backup of the media share finished',
-    'Jellyfin went down',
-  ]);
+  const titles = (await events().locator('a, span:not(.badge)').allTextContents()).filter(
+    (text) => text !== '',
+  );
+  t.same(titles, [`New device ${mac} (Apple)`, 'Backup of the media share finished', 'Jellyfin went down']);
   t.equal(await events().nth(2).locator('.badge').textContent(), 'critical');
   await screenshot(page, 'timeline');
   await checkAccessible(t, page, 'timeline');
