@@ -216,29 +216,46 @@ export interface RateCounter {
   peek(key: string): Promise<{ count: number; ttlMs: number }>;
 }
 
+type RateCallback = Parameters<FastifyRateLimitStore['incr']>[1];
+
 /** @fastify/rate-limit's store contract over a shared counter; a route's own limit counts under its own prefix. */
+class SharedRateStore implements FastifyRateLimitStore {
+  readonly counter: RateCounter;
+  readonly prefix: string;
+
+  constructor(counter: RateCounter, prefix = '') {
+    this.counter = counter;
+    this.prefix = prefix;
+  }
+
+  incr(key: string, callback: RateCallback, timeWindow: number): void {
+    this.answer(this.counter.hit(this.prefix + key, timeWindow), callback);
+  }
+
+  /** What createRateLimit's check mode reads: the count, without counting. */
+  read(key: string, callback: RateCallback): void {
+    this.answer(this.counter.peek(this.prefix + key), callback);
+  }
+
+  child(route: { method: string | string[]; url: string }): SharedRateStore {
+    return new SharedRateStore(this.counter, `${this.prefix}${route.method}${route.url}-`);
+  }
+
+  private answer(counted: Promise<{ count: number; ttlMs: number }>, callback: RateCallback): void {
+    counted.then(
+      ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
+      (error: Error) => callback(error),
+    );
+  }
+}
+
+/** The store class @fastify/rate-limit builds, bound to the shared counter. */
 function sharedRateStore(counter: RateCounter): FastifyRateLimitStoreCtor {
-  const store = (prefix: string): FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] } => ({
-    incr(key, callback, timeWindow) {
-      counter.hit(prefix + key, timeWindow).then(
-        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
-        (error: Error) => callback(error),
-      );
-    },
-    read(key, callback) {
-      counter.peek(prefix + key).then(
-        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
-        (error: Error) => callback(error),
-      );
-    },
-    child: (route) => store(`${prefix}${route.method}${route.url}-`),
-  });
-  return class {
+  return class extends SharedRateStore {
     constructor() {
-      // biome-ignore lint/correctness/noConstructorReturn: the store is a plain object; the library wants a class.
-      return store('');
+      super(counter);
     }
-  } as unknown as FastifyRateLimitStoreCtor;
+  };
 }
 
 /** The cookie that carries a browser session's secret. */
