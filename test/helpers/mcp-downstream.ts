@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { createAgent, type TestApp } from './app.ts';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -126,4 +127,25 @@ export async function startDownstream(t: Teardown, options: DownstreamOptions = 
   };
   t.teardown(() => downstream.stop());
   return downstream;
+}
+
+/**
+ * Saves `server` as the downstream `name` and makes a suggest-tier agent allowed to use it (`mcp:<name>`): what every
+ * test of an agent calling through the gateway starts with.
+ */
+export async function agentWithDownstream(ta: TestApp, server: Downstream, name = 'home') {
+  const saved = await ta.asOwner({
+    method: 'POST',
+    url: '/api/mcp-servers',
+    payload: { name, url: server.url },
+  });
+  if (saved.statusCode !== 201) throw new Error(`saving the downstream ${name}: ${saved.body}`);
+  const agent = await createAgent(ta, { tier: 'suggest' });
+  const granted = await ta.asOwner({
+    method: 'PATCH',
+    url: `/api/agents/${agent.id}`,
+    payload: { capabilities: [`mcp:${name}`] },
+  });
+  if (granted.statusCode !== 200) throw new Error(`granting mcp:${name}: ${granted.body}`);
+  return { agent, serverId: saved.json().id as string };
 }

@@ -2,8 +2,8 @@
 // call as a draft waiting for approval, and approving it in Approvals makes the downstream call.
 import t from 'tap';
 import { fakeModel } from '../domains/assistant/helpers.ts';
-import { createAgent, ownerToken } from '../helpers/app.ts';
-import { startDownstream } from '../helpers/mcp-downstream.ts';
+import { ownerToken } from '../helpers/app.ts';
+import { agentWithDownstream, startDownstream } from '../helpers/mcp-downstream.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
 t.setTimeout(300_000);
@@ -16,18 +16,7 @@ const model = await fakeModel(t, (round) =>
 const hub = await listeningHub(t, { env: model.env });
 const { page, problems } = await openBrowser(t);
 
-const saved = await hub.asOwner({
-  method: 'POST',
-  url: '/api/mcp-servers',
-  payload: { name: 'home', url: home.url },
-});
-if (saved.statusCode !== 201) throw new Error(saved.body);
-const agent = await createAgent(hub, { tier: 'suggest' });
-await hub.asOwner({
-  method: 'PATCH',
-  url: `/api/agents/${agent.id}`,
-  payload: { capabilities: ['mcp:home'] },
-});
+const { agent } = await agentWithDownstream(hub, home);
 const settings = (await hub.asOwner({ method: 'GET', url: '/api/assistant/settings' })).json();
 const chosen = await hub.asOwner({
   method: 'PUT',

@@ -4,8 +4,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
-import { createAgent, ownerToken } from '../helpers/app.ts';
-import { startDownstream } from '../helpers/mcp-downstream.ts';
+import { ownerToken } from '../helpers/app.ts';
+import { agentWithDownstream, startDownstream } from '../helpers/mcp-downstream.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
 
 t.setTimeout(300_000);
@@ -14,18 +14,7 @@ const vault = await startDownstream(t, { bearer: 'vault-secret-token' });
 const hub = await listeningHub(t);
 const { page, problems } = await openBrowser(t);
 
-const saved = await hub.asOwner({
-  method: 'POST',
-  url: '/api/mcp-servers',
-  payload: { name: 'home', url: home.url },
-});
-if (saved.statusCode !== 201) throw new Error(saved.body);
-const agent = await createAgent(hub, { tier: 'suggest' });
-await hub.asOwner({
-  method: 'PATCH',
-  url: `/api/agents/${agent.id}`,
-  payload: { capabilities: ['mcp:home'] },
-});
+const { agent, serverId } = await agentWithDownstream(hub, home);
 const client = new Client({ name: 'browser-test', version: '1.0.0' });
 await client.connect(
   new StreamableHTTPClientTransport(new URL(`${hub.origin}/api/mcp`), {
@@ -51,7 +40,7 @@ t.test('Settings shows servers, tools and policies; Approvals makes a waiting ca
   await section.getByText('home.set_light').waitFor();
   await section.getByLabel('Policy of wipe').selectOption('deny');
   await page.getByText('home.wipe: deny').waitFor();
-  const stored = (await hub.asOwner({ method: 'GET', url: `/api/mcp-servers/${saved.json().id}` })).json();
+  const stored = (await hub.asOwner({ method: 'GET', url: `/api/mcp-servers/${serverId}` })).json();
   t.same(stored.tool_policy, { wipe: 'deny' });
 
   const form = section.getByRole('form', { name: 'New MCP server' });
