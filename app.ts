@@ -10,7 +10,7 @@ import { failureCounter, findSession, rateCounter } from './domains/sessions/cre
 import { readSetting } from './domains/settings/registry.ts';
 import { defaultPalette, themeSetting } from './domains/theme/setting.ts';
 import { isDate, isDateTime, isWebUrl } from './lib/input.ts';
-import { buildSerializer, buildValidator } from './lib/schema-compilers.ts';
+import { type SchemaCompileTime, schemaCompilers } from './lib/schema-compilers.ts';
 import { ownerTokenDigest, secretLogPaths } from './lib/secrets.ts';
 import { version } from './lib/version.ts';
 import { hub, modules } from './modules.ts';
@@ -38,6 +38,8 @@ export interface AppDeps {
   cron?: boolean;
   /** The clock of time-dependent answers (backup staleness); tests pass their own. */
   now?: () => Date;
+  /** When route schemas are compiled (default: on each route's first use; a test compiles them all at build). */
+  compileSchemas?: SchemaCompileTime;
 }
 
 /** How often the server looks for connections past their time limits (Node's default is 30 s). */
@@ -55,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
     return503OnClosing: true,
     frameworkErrors: frameworkError,
-    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
+    schemaController: { compilersFactory: schemaCompilers(deps.compileSchemas) },
     ajv: {
       customOptions: { removeAdditional: false, allErrors: false },
       // After ajv-formats: dates a Date can hold (no leap second) and stored links (http or https only), as TypeBox's

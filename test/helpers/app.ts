@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { TaskList } from 'graphile-worker';
 import postgres, { type Sql } from 'postgres';
-import { buildApp } from '../../app.ts';
+import { type AppDeps, buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config/index.ts';
 import { createSql, type DbLogger, endSql } from '../../lib/db.ts';
 import { databaseDropChannel, readClusterState, testDatabaseName, withDatabase } from './cluster.ts';
@@ -61,6 +61,8 @@ export interface TestAppOptions {
   dbLog?: DbLogger;
   /** The app's clock (backup staleness). */
   now?: () => Date;
+  /** When the app compiles its route schemas (AppDeps.compileSchemas). */
+  compileSchemas?: AppDeps['compileSchemas'];
 }
 
 type Request = Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> };
@@ -103,6 +105,7 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     extraTasks: options.extraTasks,
     cron: options.cron ?? false,
     now: options.now,
+    compileSchemas: options.compileSchemas,
   });
   built = app;
   await app.ready();
