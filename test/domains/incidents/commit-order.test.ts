@@ -1,0 +1,108 @@
+// The follower reads the timeline in commit order. An event takes its id when it is inserted and is seen when its
+// transaction commits, so a later id can commit first. Here the earlier event's insert has its id and then waits (its
+// space's row is locked by a transaction deleting the space: the reference check waits for it) while a later event
+// is recorded and committed and the follower runs. The follower must not pass the earlier event by: once it
+// commits, the next runs open its incident, and the later event is read once.
+//
+// (Transactions that record followed events otherwise queue the follower's job under one key, which holds the
+// second one back until the first commits: the race is the moment between an event's id and that key.)
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { followTimeline } from '../../../domains/incidents/follow.ts';
+import { recordEvent } from '../../../domains/timeline/record.ts';
+import { createSpace, testApp } from '../../helpers/app.ts';
+import { until } from '../../helpers/process.ts';
+
+const ta = await testApp(t);
+
+function down(service: string, id: string, space_id: string | null = null) {
+  return {
+    kind: 'service.down',
+    title: `${service} is down`,
+    severity: 'critical' as const,
+    subject: { type: 'service', id },
+    space_id,
+    data: { service },
+  };
+}
+
+const eventOf = async (serviceId: string) => {
+  const [row] = await ta.sql<{ id: string }[]>`
+    select id::text from events where kind = 'service.down' and subject_id = ${serviceId}`;
+  return row?.id;
+};
+
+const incidentOf = async (serviceId: string) => {
+  const [row] = await ta.sql<{ title: string; state: string; events: { id: string }[] }[]>`
+    select title, state, events from incidents where root ->> 'id' = ${serviceId}`;
+  return row;
+};
+
+t.test('an event committed after a later one is followed, and the later one once', async (t) => {
+  const early = randomUUID();
+  const late = randomUUID();
+  const space = await createSpace(ta);
+
+  // A transaction deleting the space holds its row (as deleteSpace does first).
+  let locked!: () => void;
+  const spaceLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const deleting = ta.sql.begin(async (tx) => {
+    await tx`select id from spaces where id = ${space.id} for update`;
+    locked();
+    await released;
+  });
+  await spaceLocked;
+
+  const earlyRecorded = recordEvent(ta.sql, down('Jellyfin', early, space.id));
+  await until('the earlier event’s insert to wait for the space', async () => {
+    const [row] = await ta.sql<{ waiting: boolean }[]>`
+      select exists (select 1 from pg_stat_activity where datname = current_database()
+        and wait_event_type = 'Lock' and query ~ '^\\s*insert into events') as waiting`;
+    return row.waiting || undefined;
+  });
+
+  await recordEvent(ta.sql, down('Grafana', late));
+  const lateId = await eventOf(late);
+  t.ok(lateId, 'the later event is committed');
+  t.equal(await eventOf(early), undefined, 'the earlier one is not committed yet');
+
+  const whileWaiting = await followTimeline(ta.sql);
+  t.equal(whileWaiting, 0, 'nothing read while an older transaction is still running');
+  t.equal(await incidentOf(late), undefined);
+
+  release();
+  await deleting;
+  await earlyRecorded;
+  const earlyId = await eventOf(early);
+  t.ok(earlyId && BigInt(earlyId) < BigInt(lateId as string), 'the earlier event has the lower id');
+
+  // Other databases of the cluster may hold a transaction open for a moment: the follower waits for them too.
+  let read = whileWaiting;
+  const earlyIncident = await until('the earlier event to be followed', async () => {
+    read += await followTimeline(ta.sql);
+    return incidentOf(early);
+  });
+  const lateIncident = await until('the later event to be followed', async () => {
+    read += await followTimeline(ta.sql);
+    return incidentOf(late);
+  });
+  t.match(earlyIncident, { title: 'Jellyfin is down', state: 'open' });
+  t.same(
+    earlyIncident.events.map((event) => event.id),
+    [earlyId],
+  );
+  t.match(lateIncident, { title: 'Grafana is down', state: 'open' });
+  t.same(
+    lateIncident.events.map((event) => event.id),
+    [lateId],
+    'the later event is in its incident once',
+  );
+  t.equal(read, 2, 'each event read once');
+  t.equal(await followTimeline(ta.sql), 0, 'nothing left to read');
+});
