@@ -8,10 +8,20 @@ import type { Db, Sql } from '../../lib/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { outageRootOf } from '../health/outage.ts';
 import { readSetting } from '../settings/registry.ts';
-import { type CommittedEvent, type EventRow, eventsCommittedAfter } from '../timeline/read.ts';
+import {
+  type CommittedEvent,
+  type EventRow,
+  eventsCommittedAfter,
+  eventsWaitingAfter,
+} from '../timeline/read.ts';
 import { recordEvent } from '../timeline/record.ts';
 import { writeIncidentPage } from './page.ts';
-import { type IncidentMember, type IncidentSubject, incidentsDiagnoseTask } from './schema.ts';
+import {
+  type IncidentMember,
+  type IncidentSubject,
+  incidentsDiagnoseTask,
+  incidentsFollowTask,
+} from './schema.ts';
 import { diagnosisAgentSetting } from './setting.ts';
 import {
   type IncidentRow,
@@ -183,6 +193,16 @@ export async function followTimeline(sql: Sql): Promise<number> {
       const last = events.at(-1) as CommittedEvent;
       after = { tx: last.tx, id: last.id };
       await setWatermark(tx, after);
+    }
+    // Events that wait for an older transaction get a run of their own soon after (their own queued run may have
+    // been this one), rather than at the minute's safety net.
+    if (await eventsWaitingAfter(tx, after, { kinds: followedKinds })) {
+      await enqueue(
+        tx,
+        incidentsFollowTask,
+        {},
+        { jobKey: incidentsFollowTask.name, runAt: new Date(Date.now() + 5_000) },
+      );
     }
     return read;
   });

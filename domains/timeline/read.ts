@@ -14,6 +14,7 @@ export {
   type EventRow,
   eventsBetween,
   eventsCommittedAfter,
+  eventsWaitingAfter,
 } from './store.ts';
 
 /** A space-scoped agent reads its space's events and the global ones; the owner and other agents read all. */

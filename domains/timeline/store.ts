@@ -68,6 +68,21 @@ export async function eventsCommittedAfter(
     order by tx, id limit ${options.limit ?? 500}`;
 }
 
+/** Whether events past `after` (of some kinds) are committed but not yet read: an older transaction still runs. */
+export async function eventsWaitingAfter(
+  sql: Db,
+  after: CommitPosition,
+  options: { kinds?: string[] } = {},
+): Promise<boolean> {
+  const [row] = await sql<{ waiting: boolean }[]>`
+    select exists (
+      select 1 from events
+      where (tx, id) > (${after.tx}::xid8, ${after.id}::bigint)
+        ${options.kinds ? sql`and kind = any(${options.kinds})` : sql``}
+    ) as waiting`;
+  return row.waiting;
+}
+
 /** Which events a reader may see: a space-scoped agent its space's and the global ones; anyone else, all. */
 export interface EventScope {
   spaceId: string | null;

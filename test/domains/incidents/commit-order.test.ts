@@ -4,13 +4,16 @@
 // is recorded and committed and the follower runs. The follower must not pass the earlier event by: once it
 // commits, the next runs open its incident, and the later event is read once.
 //
+// An event that waits for an older transaction (any writing one) is followed soon after that one ends, with the
+// worker running and no minute run: the run that read nothing queued another.
+//
 // (Transactions that record followed events otherwise queue the follower's job under one key, which holds the
 // second one back until the first commits: the race is the moment between an event's id and that key.)
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { followTimeline } from '../../../domains/incidents/follow.ts';
 import { recordEvent } from '../../../domains/timeline/record.ts';
-import { createSpace, testApp } from '../../helpers/app.ts';
+import { createSpace, type TestApp, testApp } from '../../helpers/app.ts';
 import { until } from '../../helpers/process.ts';
 
 const ta = await testApp(t);
@@ -32,8 +35,8 @@ const eventOf = async (serviceId: string) => {
   return row?.id;
 };
 
-const incidentOf = async (serviceId: string) => {
-  const [row] = await ta.sql<{ title: string; state: string; events: { id: string }[] }[]>`
+const incidentOf = async (app: TestApp, serviceId: string) => {
+  const [row] = await app.sql<{ title: string; state: string; events: { id: string }[] }[]>`
     select title, state, events from incidents where root ->> 'id' = ${serviceId}`;
   return row;
 };
@@ -74,7 +77,7 @@ t.test('an event committed after a later one is followed, and the later one once
 
   const whileWaiting = await followTimeline(ta.sql);
   t.equal(whileWaiting, 0, 'nothing read while an older transaction is still running');
-  t.equal(await incidentOf(late), undefined);
+  t.equal(await incidentOf(ta, late), undefined);
 
   release();
   await deleting;
@@ -86,11 +89,11 @@ t.test('an event committed after a later one is followed, and the later one once
   let read = whileWaiting;
   const earlyIncident = await until('the earlier event to be followed', async () => {
     read += await followTimeline(ta.sql);
-    return incidentOf(early);
+    return incidentOf(ta, early);
   });
   const lateIncident = await until('the later event to be followed', async () => {
     read += await followTimeline(ta.sql);
-    return incidentOf(late);
+    return incidentOf(ta, late);
   });
   t.match(earlyIncident, { title: 'Jellyfin is down', state: 'open' });
   t.same(
@@ -106,3 +109,42 @@ t.test('an event committed after a later one is followed, and the later one once
   t.equal(read, 2, 'each event read once');
   t.equal(await followTimeline(ta.sql), 0, 'nothing left to read');
 });
+
+t.test(
+  'an event held back by an older transaction is followed once that one ends, without the minute run',
+  async (t) => {
+    const worked = await testApp(t, { worker: true });
+    const service = randomUUID();
+    const followRuns = async () => {
+      const [row] = await worked.sql<{ n: number }[]>`
+      select count(*)::int as n from job_records where task = 'incidents.follow' and state = 'completed'`;
+      return row.n;
+    };
+
+    // A transaction that has written something (a space being made) is still running when the event is recorded.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const older = worked.sql.begin(async (tx) => {
+      await tx`insert into spaces (name) values ('Made slowly')`;
+      started();
+      await released;
+    });
+    await running;
+
+    await recordEvent(worked.sql, down('Jellyfin', service));
+    // The run the event queued has read nothing: the event waits for the older transaction.
+    await until('the queued run', async () => ((await followRuns()) > 0 ? true : undefined));
+    t.equal(await incidentOf(worked, service), undefined, 'not followed while the older transaction runs');
+
+    release();
+    await older;
+    const incident = await until('the event to be followed', () => incidentOf(worked, service), 30_000);
+    t.match(incident, { title: 'Jellyfin is down', state: 'open' });
+  },
+);
