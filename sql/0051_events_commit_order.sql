@@ -13,3 +13,7 @@ create index events_commit_order_idx on events (tx, id);
 -- The follower's place: the last event it read was (last_event_tx, last_event_id). Up to now it was the id alone,
 -- over the events that all have transaction 0 above.
 alter table incidents_follower add column last_event_tx xid8 not null default '0';
+-- Transaction ids mean nothing in another cluster, so the hub's archives leave them out and a restore gives the rows
+-- it loads their default: the restoring transaction's id, for the events and the follower's place alike. Among the
+-- restored events the follower goes on after the last id it read, and before every event written after the restore.
+alter table incidents_follower alter column last_event_tx set default pg_current_xact_id();
