@@ -9,7 +9,11 @@ const migrationsTable = 'schema_migrations';
 
 export interface TableColumns {
   name: string;
-  /** Stored columns in their order; generated ones are left out (they are computed again on load). */
+  /**
+   * Stored columns in their order; generated ones are left out (they are computed again on load), and so are
+   * transaction ids (xid8), which mean something only in the cluster that wrote them: restored rows take their
+   * column's default, the restoring transaction's id.
+   */
   columns: string[];
 }
 
@@ -21,6 +25,7 @@ export async function schemaTables(sql: Db): Promise<TableColumns[]> {
       from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
       join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
+                          and a.atttypid <> 'xid8'::regtype
      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition
        and c.relname <> ${migrationsTable}
      group by c.relname

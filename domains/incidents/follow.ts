@@ -8,10 +8,20 @@ import type { Db, Sql } from '../../lib/db.ts';
 import { enqueue } from '../../worker/enqueue.ts';
 import { outageRootOf } from '../health/outage.ts';
 import { readSetting } from '../settings/registry.ts';
-import { type EventRow, eventsAfter } from '../timeline/read.ts';
+import {
+  type CommittedEvent,
+  type EventRow,
+  eventsCommittedAfter,
+  eventsWaitingAfter,
+} from '../timeline/read.ts';
 import { recordEvent } from '../timeline/record.ts';
 import { writeIncidentPage } from './page.ts';
-import { type IncidentMember, type IncidentSubject, incidentsDiagnoseTask } from './schema.ts';
+import {
+  type IncidentMember,
+  type IncidentSubject,
+  incidentsDiagnoseTask,
+  incidentsFollowTask,
+} from './schema.ts';
 import { diagnosisAgentSetting } from './setting.ts';
 import {
   type IncidentRow,
@@ -163,13 +173,16 @@ async function recover(tx: Db, event: EventRow, subject: IncidentSubject): Promi
   }
 }
 
-/** One run: every followed event since the watermark, in order. Answers how many were read. */
+/**
+ * One run: every followed event past the watermark, in commit order (an event waits for a later run while a
+ * transaction older than its own is still running, so one committing late is never passed over). Answers how many were read.
+ */
 export async function followTimeline(sql: Sql): Promise<number> {
   return sql.begin(async (tx) => {
     let after = await lockWatermark(tx);
     let read = 0;
     for (;;) {
-      const events = await eventsAfter(tx, after, { kinds: followedKinds, limit: 200 });
+      const events = await eventsCommittedAfter(tx, after, { kinds: followedKinds, limit: 200 });
       for (const event of events) {
         const effect = effectOf(event);
         if (effect?.failing) await fail(tx, event, effect.subject);
@@ -177,8 +190,19 @@ export async function followTimeline(sql: Sql): Promise<number> {
       }
       read += events.length;
       if (events.length === 0) break;
-      after = (events.at(-1) as EventRow).id;
+      const last = events.at(-1) as CommittedEvent;
+      after = { tx: last.tx, id: last.id };
       await setWatermark(tx, after);
+    }
+    // Events that wait for an older transaction get a run of their own soon after (their own queued run may have
+    // been this one), rather than at the minute's safety net.
+    if (await eventsWaitingAfter(tx, after, { kinds: followedKinds })) {
+      await enqueue(
+        tx,
+        incidentsFollowTask,
+        {},
+        { jobKey: incidentsFollowTask.name, runAt: new Date(Date.now() + 5_000) },
+      );
     }
     return read;
   });

@@ -1,5 +1,6 @@
 // Incidents and the follower's place on the timeline (migration 0044).
 import type { Db } from '../../lib/db.ts';
+import type { CommitPosition } from '../timeline/read.ts';
 import type { IncidentEvent, IncidentMember, IncidentState, IncidentSubject } from './schema.ts';
 
 export interface IncidentRow {
@@ -18,14 +19,15 @@ const columns = (sql: Db) =>
   sql`id, title, state, opened_at, resolved_at, root, members, events, page_id::text as page_id`;
 
 /** The follower's watermark, locked: one run reads the timeline at a time, the others wait for it. */
-export async function lockWatermark(sql: Db): Promise<string> {
-  const [row] = await sql<{ last_event_id: string }[]>`
-    select last_event_id::text from incidents_follower for update`;
-  return row.last_event_id;
+export async function lockWatermark(sql: Db): Promise<CommitPosition> {
+  const [row] = await sql<CommitPosition[]>`
+    select last_event_tx::text as tx, last_event_id::text as id from incidents_follower for update`;
+  return row;
 }
 
-export async function setWatermark(sql: Db, eventId: string): Promise<void> {
-  await sql`update incidents_follower set last_event_id = ${eventId}::bigint`;
+export async function setWatermark(sql: Db, position: CommitPosition): Promise<void> {
+  await sql`
+    update incidents_follower set last_event_tx = ${position.tx}::xid8, last_event_id = ${position.id}::bigint`;
 }
 
 /** The open incidents with `subject` as their root or among their members. */

@@ -6,9 +6,16 @@ import type { Db } from '../../plugins/db.ts';
 import { type AroundQuery, aroundLimit, type TimelineEvent, type TimelineQuery } from './schema.ts';
 import { type EventRow, type EventScope, eventsBetween, listEvents } from './store.ts';
 
-// What other domains read of the timeline: the events after one they have seen (a follower such as incidents), and a
-// period's events (a routine's view).
-export { type EventRow, eventsAfter, eventsBetween } from './store.ts';
+// What other domains read of the timeline: the events past the last one they have read, in commit order (a follower
+// such as incidents), and a period's events (a routine's view).
+export {
+  type CommitPosition,
+  type CommittedEvent,
+  type EventRow,
+  eventsBetween,
+  eventsCommittedAfter,
+  eventsWaitingAfter,
+} from './store.ts';
 
 /** A space-scoped agent reads its space's events and the global ones; the owner and other agents read all. */
 export function scopeOf(principal: Principal | null): EventScope {

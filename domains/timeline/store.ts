@@ -24,7 +24,10 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-/** Events after `afterId` (oldest first), optionally of some kinds: what a follower has not seen yet. */
+/**
+ * Events after `afterId` in id order, optionally of some kinds. Not for a follower: an event whose transaction
+ * commits after a later id's is not there yet when that id is read (`eventsCommittedAfter` waits for it).
+ */
 export async function eventsAfter(
   sql: Db,
   afterId: string,
@@ -35,6 +38,49 @@ export async function eventsAfter(
     from events
     where id > ${afterId}::bigint ${options.kinds ? sql`and kind = any(${options.kinds})` : sql``}
     order by id limit ${options.limit ?? 500}`;
+}
+
+/** Where a follower stands on the timeline: the transaction and id of the last event it read (migration 0051). */
+export interface CommitPosition {
+  tx: string;
+  id: string;
+}
+
+export type CommittedEvent = EventRow & CommitPosition;
+
+/**
+ * Events past `after` in commit order (oldest first), optionally of some kinds: what a follower has not read yet.
+ * Only events of transactions older than every transaction still running are read (below the snapshot's xmin), so
+ * no event can commit behind a position once it has been passed; an event committed after a later one waits until
+ * everything before it has finished, then comes first.
+ */
+export async function eventsCommittedAfter(
+  sql: Db,
+  after: CommitPosition,
+  options: { kinds?: string[]; limit?: number } = {},
+): Promise<CommittedEvent[]> {
+  return sql<CommittedEvent[]>`
+    select id::text, tx::text, at, kind, severity, title, subject_type, subject_id, actor, space_id, data
+    from events
+    where (tx, id) > (${after.tx}::xid8, ${after.id}::bigint)
+      and tx < pg_snapshot_xmin(pg_current_snapshot())
+      ${options.kinds ? sql`and kind = any(${options.kinds})` : sql``}
+    order by tx, id limit ${options.limit ?? 500}`;
+}
+
+/** Whether events past `after` (of some kinds) are committed but not yet read: an older transaction still runs. */
+export async function eventsWaitingAfter(
+  sql: Db,
+  after: CommitPosition,
+  options: { kinds?: string[] } = {},
+): Promise<boolean> {
+  const [row] = await sql<{ waiting: boolean }[]>`
+    select exists (
+      select 1 from events
+      where (tx, id) > (${after.tx}::xid8, ${after.id}::bigint)
+        ${options.kinds ? sql`and kind = any(${options.kinds})` : sql``}
+    ) as waiting`;
+  return row.waiting;
 }
 
 /** Which events a reader may see: a space-scoped agent its space's and the global ones; anyone else, all. */

@@ -19,10 +19,13 @@ async function outage(ta: TestApp, service: string) {
     subject: { type: 'service', id },
     data: { service },
   });
-  await followTimeline(ta.sql);
-  const [row] = await ta.sql<{ id: string; page_id: string }[]>`
-    select id, page_id from incidents where root->>'id' = ${id}`;
-  return row;
+  // The follower reads an event once no older transaction is running (in any database of the cluster).
+  return until('the outage to be followed', async () => {
+    await followTimeline(ta.sql);
+    const [row] = await ta.sql<{ id: string; page_id: string }[]>`
+      select id, page_id from incidents where root->>'id' = ${id}`;
+    return row;
+  });
 }
 
 const diagnoseJobs = (ta: TestApp) =>

@@ -86,9 +86,10 @@ const eventsOf = (kind: string) =>
 async function followed() {
   await until('the incidents follower to read the timeline', async () => {
     const [row] = await ta.sql<{ behind: boolean }[]>`
-      select exists (select 1 from events where id > (select last_event_id from incidents_follower)
-        and kind in ('service.down', 'service.up', 'backup.failed', 'backup.ingested', 'storage.attention',
-                     'storage.healthy')) as behind`;
+      select exists (select 1 from events, incidents_follower follower
+        where (events.tx, events.id) > (follower.last_event_tx, follower.last_event_id)
+          and kind in ('service.down', 'service.up', 'backup.failed', 'backup.ingested', 'storage.attention',
+                       'storage.healthy')) as behind`;
     return row.behind ? undefined : true;
   });
 }
