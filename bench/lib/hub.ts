@@ -80,12 +80,20 @@ export function peakSampler(pid: number): { stop(): Promise<number> } {
   };
 }
 
-/** Starts `npm start` with its own data directory, and waits until it is ready. */
-export async function startHub(env: Record<string, string> = {}): Promise<Hub> {
+/** A directory for a hub's data, which the embedded database (run as postgres when the bench runs as root) can reach. */
+export async function hubDataDir(): Promise<{ dataDir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ops-hub-bench-'));
-  // As root the embedded database runs as postgres, who must reach the data directory.
   await chmod(dir, 0o711);
-  const dataDir = path.join(dir, 'data');
+  return { dataDir: path.join(dir, 'data'), remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts `npm start` and waits until it is ready: with its own data directory, removed when it stops, or on `data`,
+ * which stays (a restart starts again on it).
+ */
+export async function startHub(env: Record<string, string> = {}, data?: { dataDir: string }): Promise<Hub> {
+  const own = data ? null : await hubDataDir();
+  const dataDir = data?.dataDir ?? (own as { dataDir: string }).dataDir;
   const port = await freePort();
   const child = spawn('npm', ['start', '--silent'], {
     cwd: root,
@@ -115,7 +123,7 @@ export async function startHub(env: Record<string, string> = {}): Promise<Hub> {
       runtimeDir: path.join(dataDir, 'runtime'),
       log: () => undefined,
     }).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await own?.remove();
   }
   try {
     await until(
