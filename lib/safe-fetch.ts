@@ -589,6 +589,28 @@ export const upstreamLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/**
+ * The address to dial for an owner-configured host, for a client that would otherwise resolve the name itself
+ * (nodemailer, a DNS resolver's server): an IP address as given, a name looked up once (its first answer). Fails with
+ * a GuardError for a cloud metadata address or host name, or a name with any answer among them. Dialling the answer,
+ * rather than handing the client the name, means the checked address is the one connected to.
+ */
+export async function upstreamAddress(host: string, lookup: LookupFn = defaultLookup): Promise<string> {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isCloudMetadata(bare)) throw new GuardError('blocked_address', `${host} is a cloud metadata address`);
+  if (isIP(bare)) return bare;
+  const answers = await lookup(bare);
+  const refused = answers.find((answer) => isMetadataAddress(answer.address));
+  if (refused) {
+    throw new GuardError(
+      'blocked_address',
+      `${host} resolves to ${refused.address}, a cloud metadata address`,
+    );
+  }
+  if (answers.length === 0) throw new GuardError('blocked_address', `${host} has no address`);
+  return answers[0].address;
+}
+
 /** Closes the pooled connections of every agent this module created (service shutdown, end of tests). */
 export async function closeSafeFetch(): Promise<void> {
   const closing = agents.splice(0).map((entry) => entry.agent.close());

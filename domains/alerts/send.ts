@@ -13,7 +13,7 @@
 import { createHmac } from 'node:crypto';
 import { lazy } from '../../lib/lazy.ts';
 import { alertRequest, headerText } from '../../lib/notify.ts';
-import { isCloudMetadata } from '../../lib/safe-fetch.ts';
+import { GuardError, type LookupFn, upstreamAddress } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
 import type { AlertRecord } from './store.ts';
 import type { OpenTarget } from './targets.ts';
@@ -228,7 +228,12 @@ function httpRequest(
   }
 }
 
-async function sendMail(target: OpenTarget, alert: Outgoing, timeoutMs: number): Promise<SendAnswer> {
+async function sendMail(
+  target: OpenTarget,
+  alert: Outgoing,
+  timeoutMs: number,
+  lookup?: LookupFn,
+): Promise<SendAnswer> {
   const f = target.fields as {
     host: string;
     port: number;
@@ -239,12 +244,20 @@ async function sendMail(target: OpenTarget, alert: Outgoing, timeoutMs: number):
     to: string[];
   };
   const bare = f.host.replace(/^\[|\]$/g, '');
-  if (isCloudMetadata(bare)) {
-    throw new SendError(`refused: ${f.host} is a cloud metadata address`, null, true);
+  // The name is looked up here, never to a cloud metadata address, and nodemailer dials the answer: given the name it
+  // would resolve it again itself. TLS still presents and verifies the name.
+  let address: string;
+  try {
+    address = await upstreamAddress(bare, lookup);
+  } catch (error) {
+    if (error instanceof GuardError) throw new SendError(`refused: ${error.message}`, null, true);
+    const err = error as { code?: string; message: string };
+    throw new SendError(`SMTP ${err.code ?? 'error'}: ${err.message}`.slice(0, 500), null, false);
   }
   const nodemailer = await mailer();
   const transport = nodemailer.createTransport({
-    host: bare,
+    host: address,
+    servername: address === bare ? undefined : bare,
     port: f.port,
     secure: f.tls === 'tls',
     requireTLS: f.tls === 'starttls',
@@ -280,8 +293,14 @@ async function sendMail(target: OpenTarget, alert: Outgoing, timeoutMs: number):
 }
 
 /** Sends `alert` to `target`; a SendError when the target did not take it. */
-export async function send(target: OpenTarget, alert: Outgoing, timeoutMs = 10_000): Promise<SendAnswer> {
-  if (target.kind === 'email') return sendMail(target, alert, timeoutMs);
+export async function send(
+  target: OpenTarget,
+  alert: Outgoing,
+  timeoutMs = 10_000,
+  /** How an e-mail target's host name is looked up (the system's resolver; tests give their own). */
+  lookup?: LookupFn,
+): Promise<SendAnswer> {
+  if (target.kind === 'email') return sendMail(target, alert, timeoutMs, lookup);
   const { url, headers, body } = httpRequest(target, alert);
   return post(url, { headers, body }, timeoutMs);
 }

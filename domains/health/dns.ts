@@ -3,7 +3,7 @@
 // the answer comes truncated. Each query gets a resolver of its own, so no answer is served from a cache.
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isCloudMetadata, upstreamLookup } from '../../lib/safe-fetch.ts';
+import { upstreamAddress } from '../../lib/safe-fetch.ts';
 import type { DnsType } from './schema.ts';
 
 export interface DnsResult {
@@ -21,14 +21,6 @@ const rcodes: Record<string, string> = {
   ENOTIMP: 'NOTIMP',
   EFORMERR: 'FORMERR',
 };
-
-/** The server's address: an IP address as given, a name looked up (never to a cloud metadata address). */
-function serverAddress(host: string): Promise<string> {
-  if (isIP(host)) return Promise.resolve(host);
-  return new Promise((resolve, reject) =>
-    upstreamLookup(host, {}, (error, address) => (error ? reject(error) : resolve(String(address)))),
-  );
-}
 
 async function ask(resolver: Resolver, name: string, type: DnsType): Promise<string[]> {
   switch (type) {
@@ -60,8 +52,8 @@ export async function queryDns(
   type: DnsType,
   timeoutMs: number,
 ): Promise<DnsResult> {
-  if (isCloudMetadata(host)) throw new Error(`${host} is a cloud metadata address`);
-  const address = await serverAddress(host);
+  // The server's address: an IP address as given, a name looked up (never to a cloud metadata address).
+  const address = await upstreamAddress(host);
   const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
   resolver.setServers([isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`]);
   try {
