@@ -63,13 +63,17 @@ function impliedStatuses(route: RouteOptions): number[] {
 }
 
 /**
- * A shared schema (app.addSchema, named by its $id) used whole as a body or a response is written in the document
- * as a reference to its one entry under components, not copied into every operation that uses it. Only the
- * document changes: Fastify validates and serializes with the route's own schema.
+ * A shared schema (app.addSchema, named by its $id) used in a body or a response, whole or within (a page's items,
+ * one branch of a union), is written in the document as a reference to its one entry under components, not copied
+ * into every operation that uses it. Only the document changes: Fastify validates and serializes with the route's
+ * own schema, which is copied here, never changed.
  */
 function byReference(schema: unknown, shared: object): unknown {
-  const id = (schema as { $id?: unknown } | undefined)?.$id;
-  return typeof id === 'string' && Object.hasOwn(shared, id) ? { $ref: id } : schema;
+  if (Array.isArray(schema)) return schema.map((item) => byReference(item, shared));
+  if (!schema || typeof schema !== 'object') return schema;
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id === 'string' && Object.hasOwn(shared, id)) return { $ref: id };
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, byReference(value, shared)]));
 }
 
 /** One route's documentation as it is served: its access, every status it can send, its real request body. */
@@ -163,6 +167,52 @@ function sharedErrorResponses<T extends object>(openapi: T): T {
   return openapi;
 }
 
+const schemaPrefix = '#/components/schemas/';
+
+/** The named schema an answer's body is (its name under components.schemas), or undefined. */
+function namedBody(response: Response): string | undefined {
+  const refs = Object.values(response.content ?? {}).map((media) => media.schema?.$ref);
+  const [first] = refs;
+  if (response.$ref || !first?.startsWith(schemaPrefix) || refs.some((ref) => ref !== first))
+    return undefined;
+  return first.slice(schemaPrefix.length);
+}
+
+/**
+ * An answer written alike by three operations or more, its body a named schema (an entity, the pending receipt, a
+ * ping's text), is written once under components.responses, named by its schema (and its status, where the schema
+ * answers alike under another), and referenced: its description and media types are not repeated by each operation.
+ */
+function sharedAnswers<T extends object>(openapi: T): T {
+  const document = openapi as Responses;
+  const answers = Object.values(document.paths ?? {}).flatMap((operations) =>
+    Object.values(operations).flatMap(({ responses = {} }) =>
+      Object.keys(responses).map((status) => ({ responses, status, key: JSON.stringify(responses[status]) })),
+    ),
+  );
+  const uses = new Map<string, number>();
+  for (const { key } of answers) uses.set(key, (uses.get(key) ?? 0) + 1);
+  const shared: Record<string, Response> = {};
+  const names = new Map<string, string>();
+  for (const { responses, status, key } of answers) {
+    const schema = namedBody(responses[status]);
+    if (!schema || (uses.get(key) ?? 0) < 3) continue;
+    let name = names.get(key);
+    if (!name) {
+      name = Object.hasOwn(shared, schema) ? `${schema}.${status}` : schema;
+      for (let n = 2; Object.hasOwn(shared, name); n++) name = `${schema}.${status}.${n}`;
+      shared[name] = responses[status];
+      names.set(key, name);
+    }
+    responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  document.components = {
+    ...document.components,
+    responses: { ...document.components?.responses, ...shared },
+  };
+  return openapi;
+}
+
 interface Parameters {
   paths?: Record<string, Record<string, { parameters?: object[] }>>;
   components?: { parameters?: Record<string, object> };
@@ -232,7 +282,7 @@ export default fp<{ version: string }>(
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
       transformObject: (document) =>
         'openapiObject' in document
-          ? sharedParameters(sharedErrorResponses(optionalDefaults(document.openapiObject)))
+          ? sharedParameters(sharedAnswers(sharedErrorResponses(optionalDefaults(document.openapiObject))))
           : document.swaggerObject,
     });
     await app.register(

@@ -23,7 +23,7 @@ import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
 import { sealStoredPasswords } from './credentials.ts';
 import { healthCron, healthTasks } from './jobs.ts';
-import { heartbeatRoutes } from './push-routes.ts';
+import { heartbeatRoutes, KumaRefusal, PingAnswer } from './push-routes.ts';
 import { readRoutes } from './read-routes.ts';
 import { CreateService, discoverLanTask, healthCheckTask, Service, UpdateService } from './schema.ts';
 import { serviceGroups } from './services.ts';
@@ -35,6 +35,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Service);
   app.addSchema(CreateService);
   app.addSchema(UpdateService);
+  app.addSchema(KumaRefusal);
+  app.addSchema(PingAnswer);
   // Check passwords and headers stored before they were sealed at rest are sealed once, at start (a no-op afterwards).
   // When the database cannot be reached then, the next round of checks that meets one does it.
   app.addHook('onReady', async () => {

@@ -59,7 +59,9 @@ const PingQuery = Type.Object(
   { additionalProperties: true },
 );
 const KumaAnswer = Type.Object({ ok: Type.Literal(true) });
-const KumaRefusal = Type.Object(
+// The refusal and the ping's text answer are named (index.ts adds them), so the document writes each once for the
+// two Kuma and the ten ping operations.
+export const KumaRefusal = Type.Object(
   {
     ok: Type.Literal(false),
     msg: Type.String(),
@@ -68,9 +70,17 @@ const KumaRefusal = Type.Object(
     error: Type.String(),
     message: Type.String(),
   },
-  { description: "Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it" },
+  {
+    $id: 'KumaRefusal',
+    description: "Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it",
+  },
 );
-const Text = (description: string) => Type.String({ description });
+export const PingAnswer = Type.String({
+  $id: 'PingAnswer',
+  description:
+    'A healthchecks.io ping’s answer, text: `OK`; with 404 `not found` (no enabled push service has this token); ' +
+    'with 429 `rate limited`',
+});
 
 /** Text cut to `limit` bytes of UTF-8 (never inside a character), NULs taken out (the database refuses them). */
 function cut(text: string, limit = maxMessageBytes): string {
@@ -179,12 +189,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox = async (app) => {
             }),
             querystring: PingQuery,
             produces: ['text/plain'],
-            response: {
-              200: Text('`OK`'),
-              404: Text('`not found`: no enabled push service has this token'),
-              429: Text('`rate limited`'),
-              ...errors(400, 413),
-            },
+            response: { 200: PingAnswer, 404: PingAnswer, 429: PingAnswer, ...errors(400, 413) },
           },
           handler: async (request, reply) => {
             const { rid = null } = request.query;

@@ -245,53 +245,21 @@ export const serviceFields = {
   }),
 };
 
-export const CreateService = Type.Object(
-  {
-    name: serviceFields.name,
-    kind: serviceFields.kind,
-    category: Type.Optional(serviceFields.category),
-    url: Type.Optional(serviceFields.url),
-    host: Type.Optional(serviceFields.host),
-    port: Type.Optional(serviceFields.port),
-    status_min: Type.Optional(serviceFields.status_min),
-    status_max: Type.Optional(serviceFields.status_max),
-    keyword: Type.Optional(serviceFields.keyword),
-    method: Type.Optional(serviceFields.method),
-    headers: Type.Optional(serviceFields.headers),
-    body: Type.Optional(serviceFields.body),
-    json_query: Type.Optional(serviceFields.json_query),
-    packets: Type.Optional(serviceFields.packets),
-    dns_name: Type.Optional(serviceFields.dns_name),
-    dns_type: Type.Optional(serviceFields.dns_type),
-    expect: Type.Optional(serviceFields.expect),
-    warn_days: Type.Optional(serviceFields.warn_days),
-    slow_ms: Type.Optional(serviceFields.slow_ms),
-    follow_redirects: Type.Optional(serviceFields.follow_redirects),
-    verify_tls: Type.Optional(serviceFields.verify_tls),
-    basic_auth: Type.Optional(serviceFields.basic_auth),
-    interval_s: Type.Optional(serviceFields.interval_s),
-    grace_s: Type.Optional(serviceFields.grace_s),
-    timeout_ms: Type.Optional(serviceFields.timeout_ms),
-    retries: Type.Optional(serviceFields.retries),
-    enabled: Type.Optional(serviceFields.enabled),
-    external: Type.Optional(serviceFields.external),
-    icon: Type.Optional(serviceFields.icon),
-    link: Type.Optional(serviceFields.link),
-    device_mac: Type.Optional(serviceFields.device_mac),
-    notes: Type.Optional(serviceFields.notes),
-    resource_id: Type.Optional(serviceFields.resource_id),
-    host_check: Type.Optional(serviceFields.host_check),
-  },
-  // Named, so the OpenAPI document writes it once for the add and the replace routes.
-  { $id: 'ServiceInput', additionalProperties: false },
-);
-export type CreateService = Static<typeof CreateService>;
 export const UpdateService = Type.Partial(Type.Object(serviceFields), {
   $id: 'ServiceChange',
   additionalProperties: false,
   minProperties: 1,
 });
 export type UpdateService = Static<typeof UpdateService>;
+/**
+ * The same fields with a name and a kind: written as the change plus what a new service must have, so the OpenAPI
+ * document names the fields once (ServiceChange) for the add, replace and change routes.
+ */
+export const CreateService = Type.Intersect(
+  [Type.Ref('ServiceChange'), Type.Object({ name: serviceFields.name, kind: serviceFields.kind })],
+  { $id: 'ServiceInput' },
+);
+export type CreateService = UpdateService & Pick<Required<UpdateService>, 'name' | 'kind'>;
 
 export const ServiceGroups = Type.Object({
   groups: Type.Array(

@@ -26,6 +26,19 @@ const hub = await listeningHub(t, {
 const { page, problems } = await openBrowser(t);
 
 const accessible = (name: string, target: Page = page) => checkAccessible(t, target, name);
+
+/** WCAG's contrast ratio of two computed colours, `rgb(r, g, b)`. */
+function contrast(first: string, second: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, b] = (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part) => {
+      const channel = Number(part) / 255;
+      return channel <= 0.04045 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(first), luminance(second)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}
 const visit = (path: string, heading: string) => visitScreen(page, hub.origin, path, heading);
 
 t.test('sign in', async (t) => {
@@ -65,7 +78,19 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   );
   await page.getByRole('button', { name: 'Free' }).click();
   t.equal((await switched).status(), 200, 'free mode is saved');
-  await page.getByRole('button', { name: 'Free', pressed: true }).waitFor();
+  // Read in the first frame that shows it pressed: its text, dark on the accent, must be readable from then on, not
+  // once a background fading in from the surface has caught up.
+  const pressed = await page.waitForFunction(`(() => {
+    const button = document.querySelector('.segmented button[aria-pressed="true"]');
+    if (button?.textContent !== 'Free') return undefined;
+    const style = getComputedStyle(button);
+    return [style.color, style.backgroundColor];
+  })()`);
+  const [text, background] = (await pressed.jsonValue()) as [string, string];
+  t.ok(
+    contrast(text, background) >= 4.5,
+    `the pressed placement reads at once: ${text} on ${background}, ${contrast(text, background).toFixed(2)}:1`,
+  );
   await clock.waitFor();
   const saved = page.waitForResponse(
     (r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT',

@@ -546,15 +546,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Theme"];
-                    };
-                };
+                200: components["responses"]["Theme"];
                 400: components["responses"]["400"];
                 503: components["responses"]["503"];
             };
@@ -583,15 +575,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Theme"];
-                    };
-                };
+                200: components["responses"]["Theme"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -625,15 +609,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Theme"];
-                    };
-                };
+                200: components["responses"]["Theme"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -653,15 +629,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Theme"];
-                    };
-                };
+                200: components["responses"]["Theme"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -1255,15 +1223,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -2130,15 +2090,7 @@ export interface paths {
                         "application/json": components["schemas"]["Page"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -2321,15 +2273,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -2387,15 +2331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Page"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -2413,22 +2349,7 @@ export interface paths {
                             error: string;
                             message: string;
                             current_version: number;
-                            current: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                space_id: string;
-                                parent_id: string | null;
-                                position: number;
-                                title: string;
-                                /** @description Markdown */
-                                body: string;
-                                tags: string[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            } | null;
+                            current: components["schemas"]["Page"] | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2971,15 +2892,7 @@ export interface paths {
                         "application/json": components["schemas"]["Project"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3019,15 +2932,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Project"];
-                    };
-                };
+                200: components["responses"]["Project"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3050,15 +2955,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -3107,24 +3004,8 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Project"];
-                    };
-                };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                200: components["responses"]["Project"];
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3177,24 +3058,8 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Project"];
-                    };
-                };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                200: components["responses"]["Project"];
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3478,15 +3343,7 @@ export interface paths {
                         "application/json": components["schemas"]["Task"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3557,15 +3414,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -3622,15 +3471,7 @@ export interface paths {
                         "application/json": components["schemas"]["Task"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3746,15 +3587,7 @@ export interface paths {
                         "application/json": components["schemas"]["Ref"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3794,15 +3627,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Ref"];
-                    };
-                };
+                200: components["responses"]["Ref"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3825,15 +3650,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -3883,24 +3700,8 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Ref"];
-                    };
-                };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                200: components["responses"]["Ref"];
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -3973,15 +3774,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Ref"];
-                    };
-                };
+                200: components["responses"]["Ref"];
                 /** @description Created */
                 201: {
                     headers: {
@@ -3991,15 +3784,7 @@ export interface paths {
                         "application/json": components["schemas"]["Ref"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -4131,15 +3916,7 @@ export interface paths {
                         "application/json": components["schemas"]["SourceDoc"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -4210,15 +3987,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -4279,15 +4048,7 @@ export interface paths {
                         "application/json": components["schemas"]["SourceDoc"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -4394,24 +4155,8 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Agents get the allow-listed columns only: never monitoring or metadata. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Resource"];
-                    };
-                };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                201: components["responses"]["Resource"];
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -4451,15 +4196,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Agents get the allow-listed columns only: never monitoring or metadata. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Resource"];
-                    };
-                };
+                200: components["responses"]["Resource"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -4482,15 +4219,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -4542,24 +4271,8 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Agents get the allow-listed columns only: never monitoring or metadata. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Resource"];
-                    };
-                };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                200: components["responses"]["Resource"];
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -5156,15 +4869,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingChange"];
-                    };
-                };
+                200: components["responses"]["PendingChange"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -5259,15 +4964,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingChange"];
-                    };
-                };
+                200: components["responses"]["PendingChange"];
                 /** @description Bad Request */
                 400: {
                     headers: {
@@ -5429,15 +5126,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingChange"];
-                    };
-                };
+                200: components["responses"]["PendingChange"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -7207,15 +6896,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Device"];
-                    };
-                };
+                200: components["responses"]["Device"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -7283,15 +6964,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Device"];
-                    };
-                };
+                200: components["responses"]["Device"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -7389,15 +7062,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Device"];
-                    };
-                };
+                200: components["responses"]["Device"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -7454,42 +7119,10 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["400"];
-                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: false;
-                            msg: string;
-                            statusCode: number;
-                            code: string;
-                            error: string;
-                            message: string;
-                        };
-                    };
-                };
+                404: components["responses"]["KumaRefusal"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: false;
-                            msg: string;
-                            statusCode: number;
-                            code: string;
-                            error: string;
-                            message: string;
-                        };
-                    };
-                };
+                429: components["responses"]["KumaRefusal"];
                 503: components["responses"]["503"];
             };
         };
@@ -7530,42 +7163,10 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["400"];
-                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: false;
-                            msg: string;
-                            statusCode: number;
-                            code: string;
-                            error: string;
-                            message: string;
-                        };
-                    };
-                };
+                404: components["responses"]["KumaRefusal"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: false;
-                            msg: string;
-                            statusCode: number;
-                            code: string;
-                            error: string;
-                            message: string;
-                        };
-                    };
-                };
+                429: components["responses"]["KumaRefusal"];
                 503: components["responses"]["503"];
             };
         };
@@ -7601,36 +7202,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7654,36 +7231,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7719,36 +7272,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7772,36 +7301,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7837,36 +7342,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7890,36 +7371,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -7955,36 +7412,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -8008,36 +7441,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -8074,36 +7483,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -8128,36 +7513,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description `OK` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                200: components["responses"]["PingAnswer"];
                 400: components["responses"]["400"];
-                /** @description `not found`: no enabled push service has this token */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                404: components["responses"]["PingAnswer"];
                 413: components["responses"]["413"];
                 415: components["responses"]["415"];
-                /** @description `rate limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
+                429: components["responses"]["PingAnswer"];
                 503: components["responses"]["503"];
             };
         };
@@ -8274,15 +7635,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8307,15 +7660,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8373,15 +7718,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8640,15 +7977,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8697,15 +8026,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8743,15 +8064,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -8898,15 +8211,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Service"];
-                    };
-                };
+                200: components["responses"]["Service"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -9756,15 +9061,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DashboardLayout"];
-                    };
-                };
+                200: components["responses"]["DashboardLayout"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -9807,15 +9104,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DashboardLayout"];
-                    };
-                };
+                200: components["responses"]["DashboardLayout"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -9855,15 +9144,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DashboardLayout"];
-                    };
-                };
+                200: components["responses"]["DashboardLayout"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -9909,15 +9190,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DashboardLayout"];
-                    };
-                };
+                200: components["responses"]["DashboardLayout"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11553,15 +10826,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11619,15 +10884,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11686,15 +10943,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11753,15 +11002,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11814,15 +11055,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11875,15 +11108,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -11940,15 +11165,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12005,15 +11222,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12067,15 +11276,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12129,15 +11330,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12192,15 +11385,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12255,15 +11440,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12311,15 +11488,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12367,15 +11536,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12429,15 +11590,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Integration"];
-                    };
-                };
+                200: components["responses"]["Integration"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12491,15 +11644,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IntegrationTest"];
-                    };
-                };
+                200: components["responses"]["IntegrationTest"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12651,15 +11796,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12730,15 +11867,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 /** @description No content */
                 204: {
                     headers: {
@@ -12806,15 +11935,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description a suggest-tier agent's write, waiting for the owner's approval */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PendingReceipt"];
-                    };
-                };
+                202: components["responses"]["PendingReceipt"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -12832,40 +11953,7 @@ export interface paths {
                             error: string;
                             message: string;
                             current_version: number;
-                            current: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                href: string;
-                                description: string;
-                                /** @description an iconRef, or null */
-                                icon: string | null;
-                                /** @description where the tile gets its picture: the iconRef rendered, else the site favicon found, else null */
-                                icon_url: string | null;
-                                group: string;
-                                /** @description place within its group, 0..n-1 */
-                                position: number;
-                                service_id: string | null;
-                                device_mac: string | null;
-                                tags: string[];
-                                /**
-                                 * @description the linked service's cached state (up, down, degraded, warning, pending), paused when that service is disabled, unknown without a service
-                                 * @enum {unknown}
-                                 */
-                                status: "up" | "down" | "degraded" | "warning" | "pending" | "paused" | "unknown";
-                                latency_ms: number | null;
-                                /** @description the Docker container it was promoted from (GET /api/apps/discovered); null for other apps */
-                                container: {
-                                    /** @description Docker's state (running, exited, paused, restarting, created, dead), or removed when the container is gone */
-                                    state: string;
-                                    /** @description its health check's state; null without one */
-                                    health: "healthy" | "unhealthy" | "starting" | null;
-                                } | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            } | null;
+                            current: components["schemas"]["App"] | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -14132,15 +13220,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["McpServer"];
-                    };
-                };
+                200: components["responses"]["McpServer"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -14220,15 +13300,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["McpServer"];
-                    };
-                };
+                200: components["responses"]["McpServer"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -14266,15 +13338,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["McpServer"];
-                    };
-                };
+                200: components["responses"]["McpServer"];
                 400: components["responses"]["400"];
                 401: components["responses"]["401"];
                 403: components["responses"]["403"];
@@ -14395,28 +13459,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
-                                /** @description Increasing with each event recorded */
-                                id: string;
-                                /** Format: date-time */
-                                at: string;
-                                /** @description `area.what`: service.down, device.first_seen, page.updated */
-                                kind: string;
-                                severity: "info" | "notice" | "warning" | "critical";
-                                title: string;
-                                /** @description What it is about (a service, a device by MAC, a page), if anything */
-                                subject: {
-                                    type: string;
-                                    id: string;
-                                } | null;
-                                /** @description `owner`, `system`, or the acting agent’s id */
-                                actor: string;
-                                /** @description The space of a knowledge event; null: global */
-                                space_id: string | null;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
+                            items: components["schemas"]["TimelineEvent"][];
                             /** @description null on the last page */
                             next_cursor: string | null;
                         };
@@ -14472,28 +13515,7 @@ export interface paths {
                             /** Format: date-time */
                             to: string;
                             /** @description Oldest first; at most 500 */
-                            items: {
-                                /** @description Increasing with each event recorded */
-                                id: string;
-                                /** Format: date-time */
-                                at: string;
-                                /** @description `area.what`: service.down, device.first_seen, page.updated */
-                                kind: string;
-                                severity: "info" | "notice" | "warning" | "critical";
-                                title: string;
-                                /** @description What it is about (a service, a device by MAC, a page), if anything */
-                                subject: {
-                                    type: string;
-                                    id: string;
-                                } | null;
-                                /** @description `owner`, `system`, or the acting agent’s id */
-                                actor: string;
-                                /** @description The space of a knowledge event; null: global */
-                                space_id: string | null;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
+                            items: components["schemas"]["TimelineEvent"][];
                             /** @description More happened in the window than the list holds */
                             truncated: boolean;
                         };
@@ -14677,23 +13699,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                /** Format: uuid */
-                                agent_id: string;
-                                /** @description A 5-field cron expression, in the hub’s time zone */
-                                schedule: string;
-                                prompt: string;
-                                space_id: string | null;
-                                enabled: boolean;
-                                last_run_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
+                            items: components["schemas"]["Routine"][];
                             total: number;
                             limit: number;
                             offset: number;
@@ -14920,32 +13926,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                routine_id: string;
-                                trigger: "schedule" | "manual";
-                                state: "running" | "succeeded" | "failed";
-                                /** Format: date-time */
-                                period_since: string;
-                                /** Format: date-time */
-                                period_until: string;
-                                output: string;
-                                tools: unknown[];
-                                /** @description The pending changes and actions its writes became */
-                                drafts: string[];
-                                usage: {
-                                    model: string;
-                                    input_tokens: number;
-                                    output_tokens: number;
-                                    latency_ms: number;
-                                } | null;
-                                error: string | null;
-                                /** Format: date-time */
-                                started_at: string;
-                                finished_at: string | null;
-                            }[];
+                            items: components["schemas"]["RoutineRun"][];
                             total: number;
                             limit: number;
                             offset: number;
@@ -15666,74 +14647,10 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        ServiceInput: {
+        ServiceInput: components["schemas"]["ServiceChange"] & {
             name: string;
             /** @enum {unknown} */
             kind: "http" | "tcp" | "ping" | "dns" | "tls" | "push";
-            category?: string;
-            /** @description The address checked; required for an http check */
-            url?: string | null;
-            /** @description required for tcp, ping, dns (the resolver asked) and tls checks */
-            host?: string | null;
-            /** @description required for a tcp check; dns defaults to 53, tls to 443 */
-            port?: number | null;
-            status_min?: number;
-            status_max?: number;
-            keyword?: string | null;
-            /**
-             * @description http: the request method (default GET)
-             * @enum {unknown}
-             */
-            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-            /** @description http: request headers sent with the check, never shown again (only their names); null removes them */
-            headers?: {
-                [key: string]: string;
-            } | null;
-            /** @description http: the request body */
-            body?: string | null;
-            /** @description http: up only when the JSON answer holds `expected` at `pointer` */
-            json_query?: {
-                /** @description a JSON Pointer (RFC 6901) into the answer, e.g. /status */
-                pointer: string;
-                /** @description the value there, compared as a string */
-                expected: string;
-            } | null;
-            /** @description ping: echo requests per check (default 3) */
-            packets?: number | null;
-            /** @description dns: the name asked for (required) */
-            dns_name?: string | null;
-            /** @description dns: the record type asked for (default A) */
-            dns_type?: ("A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SRV") | null;
-            /** @description dns: up only when one answer equals this (MX "10 mail.example.com", SRV "0 5 443 host") */
-            expect?: string | null;
-            /** @description tls: state warning when fewer days than this remain (default 14) */
-            warn_days?: number | null;
-            /** @description any kind: a check that passes slower than this makes the service degraded */
-            slow_ms?: number | null;
-            /** @description follow up to 5 redirects (default true); off, a 3xx answer is judged by the status range */
-            follow_redirects?: boolean;
-            /** @description TLS certificate verification; turn off only for this service */
-            verify_tls?: boolean;
-            /** @description http checks: credentials sent as basic auth to the URL's origin, never shown again; null removes them. Credentials written into url (https://user:pass@host/) are taken out of it and kept here instead. */
-            basic_auth?: {
-                username: string;
-                password: string;
-            } | null;
-            interval_s?: number;
-            /** @description push: a heartbeat later than interval_s plus this, or a finish later than this after a start, is down */
-            grace_s?: number;
-            timeout_ms?: number;
-            retries?: number;
-            enabled?: boolean;
-            external?: boolean;
-            icon?: string | null;
-            link?: string | null;
-            device_mac?: string | null;
-            notes?: string | null;
-            /** @description the resource it runs on: its outages fold into those of the resource and of what the resource depends on */
-            resource_id?: string | null;
-            /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
-            host_check?: boolean;
         };
         ServiceChange: {
             name?: string;
@@ -15804,6 +14721,18 @@ export interface components {
             /** @description this service is the check of what it runs on (its resource, else its device_mac): while it is down, that is down, and the alerts of the services on it are folded into one */
             host_check?: boolean;
         };
+        /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+        KumaRefusal: {
+            /** @enum {boolean} */
+            ok: false;
+            msg: string;
+            statusCode: number;
+            code: string;
+            error: string;
+            message: string;
+        };
+        /** @description A healthchecks.io ping’s answer, text: `OK`; with 404 `not found` (no enabled push service has this token); with 429 `rate limited` */
+        PingAnswer: string;
         MaintenanceWindow: {
             /** Format: uuid */
             id: string;
@@ -16378,6 +15307,132 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description OK */
+        Theme: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Theme"];
+            };
+        };
+        /** @description a suggest-tier agent's write, waiting for the owner's approval */
+        PendingReceipt: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PendingReceipt"];
+            };
+        };
+        /** @description OK */
+        Project: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Project"];
+            };
+        };
+        /** @description OK */
+        Ref: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Ref"];
+            };
+        };
+        /** @description Agents get the allow-listed columns only: never monitoring or metadata. */
+        Resource: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Resource"];
+            };
+        };
+        /** @description OK */
+        PendingChange: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PendingChange"];
+            };
+        };
+        /** @description OK */
+        Device: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Device"];
+            };
+        };
+        /** @description Uptime Kuma's refusal ({ ok: false, msg }) with the hub's error fields beside it */
+        KumaRefusal: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KumaRefusal"];
+            };
+        };
+        /** @description A healthchecks.io ping’s answer, text: `OK`; with 404 `not found` (no enabled push service has this token); with 429 `rate limited` */
+        PingAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": components["schemas"]["PingAnswer"];
+            };
+        };
+        /** @description OK */
+        Service: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Service"];
+            };
+        };
+        /** @description OK */
+        DashboardLayout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardLayout"];
+            };
+        };
+        /** @description OK */
+        Integration: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Integration"];
+            };
+        };
+        /** @description OK */
+        IntegrationTest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IntegrationTest"];
+            };
+        };
+        /** @description OK */
+        McpServer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["McpServer"];
+            };
+        };
     };
     parameters: {
         "query.limit": number;
@@ -16442,6 +15497,8 @@ export type SchemaDevice = components['schemas']['Device'];
 export type SchemaService = components['schemas']['Service'];
 export type SchemaServiceInput = components['schemas']['ServiceInput'];
 export type SchemaServiceChange = components['schemas']['ServiceChange'];
+export type SchemaKumaRefusal = components['schemas']['KumaRefusal'];
+export type SchemaPingAnswer = components['schemas']['PingAnswer'];
 export type SchemaMaintenanceWindow = components['schemas']['MaintenanceWindow'];
 export type SchemaDashboardLayout = components['schemas']['DashboardLayout'];
 export type SchemaBackupRun = components['schemas']['BackupRun'];
@@ -16476,6 +15533,20 @@ export type Response422 = components['responses']['422'];
 export type Response429 = components['responses']['429'];
 export type Response502 = components['responses']['502'];
 export type Response503 = components['responses']['503'];
+export type ResponseTheme = components['responses']['Theme'];
+export type ResponsePendingReceipt = components['responses']['PendingReceipt'];
+export type ResponseProject = components['responses']['Project'];
+export type ResponseRef = components['responses']['Ref'];
+export type ResponseResource = components['responses']['Resource'];
+export type ResponsePendingChange = components['responses']['PendingChange'];
+export type ResponseDevice = components['responses']['Device'];
+export type ResponseKumaRefusal = components['responses']['KumaRefusal'];
+export type ResponsePingAnswer = components['responses']['PingAnswer'];
+export type ResponseService = components['responses']['Service'];
+export type ResponseDashboardLayout = components['responses']['DashboardLayout'];
+export type ResponseIntegration = components['responses']['Integration'];
+export type ResponseIntegrationTest = components['responses']['IntegrationTest'];
+export type ResponseMcpServer = components['responses']['McpServer'];
 export type ParameterQueryLimit = components['parameters']['query.limit'];
 export type ParameterQueryOffset = components['parameters']['query.offset'];
 export type ParameterPathId = components['parameters']['path.id'];
