@@ -59,6 +59,19 @@ export async function until<T>(
   }
 }
 
+/**
+ * A child's whole environment: `env` with PATH and HOME, and, as `npm start` does, Node's compile cache, so the many
+ * children of a run load the hub's type-stripped, compiled modules from the cache rather than compiling them again.
+ */
+export function childEnvironment(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),
+    ...env,
+  };
+}
+
 export interface Service {
   child: Child;
   /** http://127.0.0.1:<port> */
@@ -164,14 +177,7 @@ export function processes(t: Teardown): Processes {
       const cwd = env.DATA_DIR ? path.dirname(env.DATA_DIR) : os.tmpdir();
       const child = spawn(process.execPath, [path.join(repoRoot, script)], {
         cwd,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/',
-          // As `npm start` does: the type-stripped, compiled code of every module is kept, so the many children
-          // of a run load the hub's modules (the static imports of main.ts and worker/main.ts too) from the cache.
-          NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),
-          ...env,
-        },
+        env: childEnvironment(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.add(child);
