@@ -59,6 +59,19 @@ export async function until<T>(
   }
 }
 
+/**
+ * A child's whole environment: `env` with PATH and HOME, and, as `npm start` does, Node's compile cache, so the many
+ * children of a run load the hub's type-stripped, compiled modules from the cache rather than compiling them again.
+ */
+export function childEnvironment(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),
+    ...env,
+  };
+}
+
 export interface Service {
   child: Child;
   /** http://127.0.0.1:<port> */
@@ -70,7 +83,7 @@ export interface Service {
 export interface Processes {
   /** A data directory under the system temp dir (as root the database runs as postgres, who must reach it). */
   dataDir(): Promise<string>;
-  /** `node <script>` from the repository with only `env` (plus PATH and HOME) in its environment. */
+  /** `node <script>` from the repository with only `env` (plus PATH, HOME and NODE_COMPILE_CACHE) in its environment. */
   spawn(script: string, env: Record<string, string>): Child;
   /** `node main.ts` on a free port of 127.0.0.1, once /api/readyz answers 200. */
   startService(env: Record<string, string>, timeoutMs?: number): Promise<Service>;
@@ -164,7 +177,7 @@ export function processes(t: Teardown): Processes {
       const cwd = env.DATA_DIR ? path.dirname(env.DATA_DIR) : os.tmpdir();
       const child = spawn(process.execPath, [path.join(repoRoot, script)], {
         cwd,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...env },
+        env: childEnvironment(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.add(child);

@@ -28,17 +28,18 @@ const env = {
   HUB_SECRET_KEY: randomBytes(32).toString('hex'),
   LOG_LEVEL: 'warn',
 };
-// One after the other: the first applies what is left to migrate, the second finds it done.
-const apis: Service[] = [];
-for (let i = 0; i < 2; i++) {
-  apis.push(await procs.startService({ ...env, WORKER_MODE: 'off', AGENT_RATE_LIMIT: '4' }, 90_000));
-}
+// The workers first (they migrate under an advisory lock, so one applies what is left and the other finds it
+// done): the wait for their cron's next minute then runs while the API processes start.
 const workers: Child[] = [0, 1].map(() =>
   procs.spawn('test/fixtures/worker-with-slow-task.ts', { ...env, LOG_LEVEL: 'info' }),
 );
 await Promise.all(workers.map((worker) => worker.waitForOutput(/worker running/, 60_000)));
 // The first minute both workers' cron schedules see from its start.
 const cronMinute = new Date(Math.ceil((Date.now() + 1000) / 60_000) * 60_000);
+const apis: Service[] = [];
+for (let i = 0; i < 2; i++) {
+  apis.push(await procs.startService({ ...env, WORKER_MODE: 'off', AGENT_RATE_LIMIT: '4' }, 90_000));
+}
 
 async function api(service: Service, method: string, path: string, body?: unknown, bearer = token) {
   const response = await fetch(`${service.url}${path}`, {

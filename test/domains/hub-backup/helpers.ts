@@ -11,7 +11,7 @@ import { type Config, loadConfig } from '../../../config/index.ts';
 import { createSql, endSql, type Sql } from '../../../lib/db.ts';
 import { ownerToken } from '../../helpers/app.ts';
 import { readClusterState, withDatabase } from '../../helpers/cluster.ts';
-import { repoRoot } from '../../helpers/process.ts';
+import { childEnvironment, repoRoot } from '../../helpers/process.ts';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -88,7 +88,7 @@ export function runScript(
       [path.join(repoRoot, script), ...args],
       {
         cwd: os.tmpdir(),
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...env },
+        env: childEnvironment(env),
         timeout: 90_000,
       },
       (error, stdout, stderr) => {

@@ -154,39 +154,6 @@ t.test('npm run backup -- --out FILE writes the archive, mode 0600', async (t) =
   t.equal((await stat(archive)).mode & 0o777, 0o600, 'the archive is readable by its owner only');
 });
 
-t.test('the restored hub answers as the backed-up one', async (t) => {
-  const target = await emptyDatabase(t);
-  const dataDir = path.join(await tempDir(t, 'restored'), 'data');
-  const restored = await runScript('scripts/restore.ts', [archive], env(dataDir, target.url));
-  t.equal(restored.code, 0, restored.stderr + restored.stdout);
-  t.match(restored.stdout, /every checksum matches/);
-
-  // The clip is back in the clips folder of the restored hub, mode 0600.
-  const clip = path.join(dataDir, 'voice-clips', `${clipId}.webm`);
-  t.same(await readFile(clip), clipBytes);
-  t.equal((await stat(clip)).mode & 0o777, 0o600);
-
-  // The stored secret opens with the same key (and only with it).
-  await t.resolves(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.from(secretKey, 'base64') }));
-  await t.rejects(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.alloc(32, 7) }));
-
-  const app = await appOn(t, target, { HUB_SECRET_KEY: secretKey, DATA_DIR: dataDir });
-  const after = await answers((request) => app.asOwner(request));
-  for (const url of reads()) t.same(after[url], before[url], `${url} answers the same`);
-
-  // Restoring again into the now filled database is refused without --force, and works with it.
-  const refused = await runScript('scripts/restore.ts', [archive], env(dataDir, target.url));
-  t.equal(refused.code, 1);
-  t.match(refused.stderr, /the database is not empty.*--force/);
-  await app.asOwner({ method: 'DELETE', url: `/api/pages/${root.id}` });
-  const forced = await runScript('scripts/restore.ts', [archive, '--force'], env(dataDir, target.url));
-  t.equal(forced.code, 0, forced.stderr);
-  t.match(forced.stdout, /emptied the database/);
-  const again = await answers((request) => app.asOwner(request));
-  for (const url of reads())
-    t.same(again[url], before[url], `${url} answers the same after a forced restore`);
-});
-
 /** Rewrites the archive with one byte of `part` changed and the manifest left as it was. */
 async function damaged(part: string, out: string): Promise<void> {
   const reader = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -219,61 +186,108 @@ async function damaged(part: string, out: string): Promise<void> {
   );
 }
 
-t.test('a damaged archive is refused naming the part, and nothing is written', async (t) => {
-  const target = await emptyDatabase(t);
-  const dir = await tempDir(t, 'damaged');
-  const file = path.join(dir, 'damaged.zip');
-  await damaged('tables/pages.copy', file);
-  const result = await runScript('scripts/restore.ts', [file], env(path.join(dir, 'data'), target.url));
-  t.equal(result.code, 1);
-  t.match(result.stderr, /the part tables\/pages\.copy does not match its checksum/);
-  const [{ tables }] = await target.sql<{ tables: number }[]>`
+// The restores below each have a database of their own and only read the archive and the source: side by side.
+t.test('restores of the archive', async (t) => {
+  t.jobs = 3;
+
+  t.test('the restored hub answers as the backed-up one', async (t) => {
+    const target = await emptyDatabase(t);
+    const dataDir = path.join(await tempDir(t, 'restored'), 'data');
+    const restored = await runScript('scripts/restore.ts', [archive], env(dataDir, target.url));
+    t.equal(restored.code, 0, restored.stderr + restored.stdout);
+    t.match(restored.stdout, /every checksum matches/);
+
+    // The clip is back in the clips folder of the restored hub, mode 0600.
+    const clip = path.join(dataDir, 'voice-clips', `${clipId}.webm`);
+    t.same(await readFile(clip), clipBytes);
+    t.equal((await stat(clip)).mode & 0o777, 0o600);
+
+    // The stored secret opens with the same key (and only with it).
+    await t.resolves(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.from(secretKey, 'base64') }));
+    await t.rejects(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.alloc(32, 7) }));
+
+    const app = await appOn(t, target, { HUB_SECRET_KEY: secretKey, DATA_DIR: dataDir });
+    const after = await answers((request) => app.asOwner(request));
+    for (const url of reads()) t.same(after[url], before[url], `${url} answers the same`);
+
+    // Restoring again into the now filled database is refused without --force, and works with it.
+    const refused = await runScript('scripts/restore.ts', [archive], env(dataDir, target.url));
+    t.equal(refused.code, 1);
+    t.match(refused.stderr, /the database is not empty.*--force/);
+    await app.asOwner({ method: 'DELETE', url: `/api/pages/${root.id}` });
+    const forced = await runScript('scripts/restore.ts', [archive, '--force'], env(dataDir, target.url));
+    t.equal(forced.code, 0, forced.stderr);
+    t.match(forced.stdout, /emptied the database/);
+    const again = await answers((request) => app.asOwner(request));
+    for (const url of reads())
+      t.same(again[url], before[url], `${url} answers the same after a forced restore`);
+  });
+
+  t.test('a damaged archive is refused naming the part, and nothing is written', async (t) => {
+    const target = await emptyDatabase(t);
+    const dir = await tempDir(t, 'damaged');
+    const file = path.join(dir, 'damaged.zip');
+    await damaged('tables/pages.copy', file);
+    const truncated = path.join(dir, 'truncated.zip');
+    await writeFile(truncated, (await readFile(archive)).subarray(0, 2000));
+    // Both refused before anything is written: side by side, each on a data directory of its own (a restore
+    // locks its data directory).
+    const [result, cut] = await Promise.all(
+      [file, truncated].map((archive, i) =>
+        runScript('scripts/restore.ts', [archive], env(path.join(dir, `data${i}`), target.url)),
+      ),
+    );
+    t.equal(result.code, 1);
+    t.match(result.stderr, /the part tables\/pages\.copy does not match its checksum/);
+    const [{ tables }] = await target.sql<{ tables: number }[]>`
     select count(*)::int as tables from pg_tables where schemaname = 'public'`;
-  t.equal(tables, 0, 'the database is left empty');
+    t.equal(tables, 0, 'the database is left empty');
 
-  const truncated = path.join(dir, 'truncated.zip');
-  await writeFile(truncated, (await readFile(archive)).subarray(0, 2000));
-  const cut = await runScript('scripts/restore.ts', [truncated], env(path.join(dir, 'data'), target.url));
-  t.equal(cut.code, 1);
-  t.match(cut.stderr, /restore: the archive is not a readable zip/);
-});
+    t.equal(cut.code, 1);
+    t.match(cut.stderr, /restore: the archive is not a readable zip/);
+  });
 
-t.test('an encrypted archive restores with its passphrase and is refused with another', async (t) => {
-  const dir = await tempDir(t, 'encrypted');
-  const passphraseFile = path.join(dir, 'passphrase');
-  await writeFile(passphraseFile, 'correct horse battery staple\n', { mode: 0o600 });
-  const file = path.join(dir, 'hub.zip.enc');
-  const made = await runScript(
-    'scripts/backup.ts',
-    ['--out', file],
-    env(path.join(dir, 'source'), ta.db.url, {
-      BACKUP_PASSPHRASE_FILE: passphraseFile,
-      VOICE_CLIPS_DIR: ta.config.voice.clipsDir,
-    }),
-  );
-  t.equal(made.code, 0, made.stderr);
-  const bytes = await readFile(file);
-  t.equal(bytes.subarray(0, 8).toString(), 'OPSHUBBK', 'the archive carries the encryption header');
-  t.notOk(bytes.includes(Buffer.from('quokka')), 'no content can be read without the passphrase');
+  t.test('an encrypted archive restores with its passphrase and is refused with another', async (t) => {
+    const dir = await tempDir(t, 'encrypted');
+    const passphraseFile = path.join(dir, 'passphrase');
+    await writeFile(passphraseFile, 'correct horse battery staple\n', { mode: 0o600 });
+    const file = path.join(dir, 'hub.zip.enc');
+    const made = await runScript(
+      'scripts/backup.ts',
+      ['--out', file],
+      env(path.join(dir, 'source'), ta.db.url, {
+        BACKUP_PASSPHRASE_FILE: passphraseFile,
+        VOICE_CLIPS_DIR: ta.config.voice.clipsDir,
+      }),
+    );
+    t.equal(made.code, 0, made.stderr);
+    const bytes = await readFile(file);
+    t.equal(bytes.subarray(0, 8).toString(), 'OPSHUBBK', 'the archive carries the encryption header');
+    t.notOk(bytes.includes(Buffer.from('quokka')), 'no content can be read without the passphrase');
 
-  const target = await emptyDatabase(t);
-  const wrong = await runScript(
-    'scripts/restore.ts',
-    [file],
-    env(path.join(dir, 'data'), target.url, { BACKUP_PASSPHRASE: 'wrong horse' }),
-  );
-  t.equal(wrong.code, 1);
-  t.match(wrong.stderr, /the passphrase is wrong or the encrypted archive is damaged/);
-  const none = await runScript('scripts/restore.ts', [file], env(path.join(dir, 'data'), target.url));
-  t.equal(none.code, 1);
-  t.match(none.stderr, /the archive is encrypted: set BACKUP_PASSPHRASE/);
+    const target = await emptyDatabase(t);
+    // Both refused before anything is written: side by side, each on a data directory of its own (a restore
+    // locks its data directory).
+    const [wrong, none] = await Promise.all([
+      runScript(
+        'scripts/restore.ts',
+        [file],
+        env(path.join(dir, 'data-wrong'), target.url, { BACKUP_PASSPHRASE: 'wrong horse' }),
+      ),
+      runScript('scripts/restore.ts', [file], env(path.join(dir, 'data-none'), target.url)),
+    ]);
+    t.equal(wrong.code, 1);
+    t.match(wrong.stderr, /the passphrase is wrong or the encrypted archive is damaged/);
+    t.equal(none.code, 1);
+    t.match(none.stderr, /the archive is encrypted: set BACKUP_PASSPHRASE/);
 
-  const right = await runScript(
-    'scripts/restore.ts',
-    [file],
-    env(path.join(dir, 'data'), target.url, { BACKUP_PASSPHRASE_FILE: passphraseFile }),
-  );
-  t.equal(right.code, 0, right.stderr);
-  const [page] = await target.sql<{ body: string }[]>`select body from pages where id = ${child.id}`;
-  t.equal(page?.body, 'VLAN 20 holds the quokkacams.');
+    const right = await runScript(
+      'scripts/restore.ts',
+      [file],
+      env(path.join(dir, 'data'), target.url, { BACKUP_PASSPHRASE_FILE: passphraseFile }),
+    );
+    t.equal(right.code, 0, right.stderr);
+    const [page] = await target.sql<{ body: string }[]>`select body from pages where id = ${child.id}`;
+    t.equal(page?.body, 'VLAN 20 holds the quokkacams.');
+  });
 });
