@@ -341,8 +341,9 @@ type Broad = Map<SearchKind, number>;
  * Which kinds are broad, with their counts. The planner's estimates decide when they are far from the threshold.
  * Near it, the GIN index's counts must agree: they are upper bounds (they include rows updated or deleted and not
  * yet vacuumed away), so a sum within the threshold means the query is, and a kind both call broad is counted as
- * the smaller of the two. When they disagree, or in a space (where the index would count the whole table), the
- * kinds are ranked in full, capped, and a kind that overflows is broad after all.
+ * the smaller of the two. When they disagree the kinds are ranked in full, capped, and a kind that overflows is
+ * broad after all. In a space (where the index would count the whole table) a kind whose own estimate is past the
+ * threshold is broad, and the others are ranked in full, capped.
  */
 async function broadKinds(sql: Db, options: SearchOptions, planned: Plan): Promise<Broad> {
   const estimates = planned.estimates;
@@ -351,7 +352,11 @@ async function broadKinds(sql: Db, options: SearchOptions, planned: Plan): Promi
   if (options.exact || estimated <= exactThreshold / 2) return new Map();
   const large = [...estimates].filter(([, size]) => size > tierAbove);
   if (estimated >= 2 * exactThreshold) return new Map(large);
-  if (estimated <= exactThreshold || options.spaceId !== undefined) return new Map();
+  if (estimated <= exactThreshold) return new Map();
+  // In a space the index's counts (whole tables) settle nothing. A kind whose own estimate is past the threshold
+  // is broad at once: ranked in full it would read its cap of matches, overflow and be ranked again (at a million
+  // rows, a common word in one space read 10,001 rows to learn that).
+  if (options.spaceId !== undefined) return new Map(large.filter(([, size]) => size > exactThreshold));
   const counted = await indexCounts(
     sql,
     planned,

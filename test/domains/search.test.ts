@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import t from 'tap';
 import { insertConversation, insertMessage } from '../../domains/assistant/store.ts';
 import { parseQuery } from '../../domains/search/query.ts';
@@ -783,6 +784,27 @@ t.test('above 10,000 matches: estimated total and facets, the best candidates ra
   );
   const inSpace = await find(ta, `q=common&limit=5&space_id=${space.id}`);
   t.same(new Set(inSpace.items.slice(0, 3).map((hit) => hit.id)), new Set(titled), 'in a space too');
+  // In a space a kind whose estimate is past the threshold is broad at once: one ranking statement, where ranking
+  // it in full first read 10,001 rows, overflowed and ranked again.
+  const ranked: string[] = [];
+  const watched = postgres(ta.db.url, {
+    max: 1,
+    onnotice: () => undefined,
+    debug: (_connection, query) => {
+      if (query.includes('hits as (')) ranked.push(query);
+    },
+  });
+  t.teardown(() => watched.end());
+  const spaced = { ...top, spaceId: space.id };
+  const once = await searchAll(watched, spaced);
+  t.equal(ranked.length, 1, 'one ranking statement in a space');
+  t.same(once.counts, [{ kind: 'pages', count: once.counts[0].count, estimated: true }]);
+  t.ok(once.counts[0].count > 10_000, 'its count an estimate past the threshold');
+  t.same(
+    new Set(once.items.map((hit) => hit.id)),
+    new Set((await searchAll(ta.sql, { ...spaced, exact: true })).items.map((hit) => hit.id)),
+    'the candidates hold the exact top',
+  );
   const elsewhere = await createSpace(ta, 'Elsewhere');
   t.same((await find(ta, `q=common&space_id=${elsewhere.id}`)).items, [], 'and only that space');
   const prefixed = await find(ta, 'q=comm&limit=3');
