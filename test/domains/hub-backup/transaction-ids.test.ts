@@ -3,6 +3,7 @@
 // restore it reads the event it had not read yet, not the one it had, and then the events written after.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { runMigrations } from 'graphile-worker';
 import t from 'tap';
 import { writeArchive } from '../../../domains/hub-backup/archive.ts';
 import { restoreArchive } from '../../../domains/hub-backup/restore.ts';
@@ -64,6 +65,9 @@ t.test('a restore keeps the follower’s place', async (t) => {
            bool_and(tx = (select last_event_tx from incidents_follower)) as same
     from events`;
   t.same(ids, { transactions: 1, same: true }, 'the restored rows have the restoring transaction’s id');
+  // The job queue's schema, as the service installs it when it starts on the restored database: a follower run that
+  // finds events waiting (another database's transaction still open in the shared cluster) queues its next run.
+  await runMigrations({ connectionString: target.url });
 
   await followedTo(target.sql, 'Grafana is down');
   await recordEvent(target.sql, down('Paperless'));
