@@ -84,9 +84,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(db, { sql: deps.sql, databaseUrl: deps.databaseUrl });
   // Sessions are bound to the owner token they were made with: a new OWNER_TOKEN ends the older ones.
   const ownerDigest = ownerTokenDigest(deps.ownerToken);
+  ownerDigest.catch(() => undefined);
   await app.register(auth, {
     findTokenOwner: (hash) => findTokenOwner(deps.sql, hash),
-    findSession: (hash) => findSession(deps.sql, hash, ownerDigest),
+    findSession: async (hash) => findSession(deps.sql, hash, await ownerDigest),
     ownerToken: deps.ownerToken,
     // The JWT and key-set libraries are loaded only when an access proxy is configured (README, "Resources").
     access: deps.config.access.proxy
@@ -123,7 +124,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   app.addHook('onClose', async () => app.cards.stop());
 
-  const moduleOptions = { now: deps.now ?? (() => new Date()), ownerToken: deps.ownerToken, ownerDigest };
+  const moduleOptions = {
+    now: deps.now ?? (() => new Date()),
+    ownerToken: deps.ownerToken,
+    ownerDigest: await ownerDigest,
+  };
   await app.register(
     async (api) => {
       for (const module of modules) await api.register(module.routes, moduleOptions);

@@ -10,7 +10,7 @@ import { describeDatabaseUrl, runtimeFile } from './config/server.ts';
 import { assertNotSuperuser, createSql, type DbLogger, endSql, type Sql } from './lib/db.ts';
 import {
   type EmbeddedPostgres,
-  startEmbeddedPostgres,
+  launchEmbeddedPostgres,
   stopEmbeddedPostgres,
 } from './lib/embedded-postgres.ts';
 import { clearIncoming, incomingLeftoverMs } from './lib/incoming.ts';
@@ -19,11 +19,19 @@ import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
 import { version } from './lib/version.ts';
 
-// Loading the app's modules takes about a second: let it overlap with starting the database, and keep the
-// compiled (and type-stripped) code in Node's compile cache so that a restart loads them faster.
+// Node's compile cache keeps the compiled (and type-stripped) code of the app's modules, so a restart loads them
+// faster.
 module.enableCompileCache();
-const loading = Promise.all([import('./app.ts'), import('graphile-worker'), import('./plugins/jobs.ts')]);
-loading.catch(() => undefined);
+
+/**
+ * Loads the app's modules: about a second on this thread, during which nothing else here runs, so main() starts
+ * the embedded database's server process first and the two starts overlap.
+ */
+function loadApp() {
+  const loading = Promise.all([import('./app.ts'), import('graphile-worker'), import('./plugins/jobs.ts')]);
+  loading.catch(() => undefined);
+  return loading;
+}
 
 /** The owner token from OWNER_TOKEN, or the one generated on first start and kept in the data directory. */
 async function ownerToken(config: Config): Promise<{ token: string; generated: boolean; file: string }> {
@@ -102,13 +110,18 @@ async function main(): Promise<void> {
   );
 
   let databaseUrl: string;
+  let loading: ReturnType<typeof loadApp> | null = null;
   try {
     if (embedded) {
-      const started = await startEmbeddedPostgres({ ...embedded, appRole: 'hub', appDatabase: 'hub' });
+      const starting = launchEmbeddedPostgres({ ...embedded, appRole: 'hub', appDatabase: 'hub' });
+      await starting.launched;
+      loading = loadApp();
+      const started = await starting.ready;
       database = started;
       databaseUrl = started.url;
       await writeFile(runtimeFile(config.server.dataDir), JSON.stringify({ databaseUrl }), { mode: 0o600 });
     } else {
+      loading = loadApp();
       databaseUrl = config.database.url as string;
     }
     sql = createSql(databaseUrl, dbLog);
@@ -130,7 +143,7 @@ async function main(): Promise<void> {
   }
 
   const owner = await ownerToken(config);
-  const [{ buildApp }, { runMigrations }, { workerLogger }] = await loading;
+  const [{ buildApp }, { runMigrations }, { workerLogger }] = await (loading ?? loadApp());
   app = await buildApp({
     config,
     sql,

@@ -5,8 +5,8 @@
 // and a data directory that user can reach.
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { chown, cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cpSync, readFileSync } from 'node:fs';
+import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,11 @@ export interface EmbeddedPostgresOptions {
   /** Where a root process keeps its copy of the binaries (must be reachable by the postgres user). */
   runtimeDir: string;
   log: (message: string) => void;
+  /**
+   * Called once the slow part of the start runs in a process of its own (the server starting, or on a first start
+   * initdb): this process's thread is free for other work, such as loading modules, meanwhile.
+   */
+  onLaunched?: () => void;
 }
 
 export interface EmbeddedPostgres {
@@ -147,7 +152,9 @@ async function binariesFor(runAs: RunAs | null, runtimeDir: string): Promise<str
   }
   if (!(await exists(path.join(target, '.complete')))) {
     await rm(target, { recursive: true, force: true });
-    await cp(packaged, target, { recursive: true, verbatimSymlinks: true });
+    // Synchronously: Node's asynchronous copy goes file by file through the event loop and takes ten times longer
+    // (about 0.75 s against 0.07 s for the thousand files), and nothing else runs yet.
+    cpSync(packaged, target, { recursive: true, verbatimSymlinks: true });
     await writeFile(path.join(target, '.complete'), version);
   }
   if (!canReach(runAs, '-x', path.join(target, 'bin', 'postgres'))) {
@@ -158,13 +165,19 @@ async function binariesFor(runAs: RunAs | null, runtimeDir: string): Promise<str
   return target;
 }
 
-async function pgCtl(bin: string, runAs: RunAs | null, args: string[]): Promise<string> {
-  const { stdout } = await run(path.join(bin, 'bin', 'pg_ctl'), args, {
+async function pgCtl(
+  bin: string,
+  runAs: RunAs | null,
+  args: string[],
+  onLaunched?: () => void,
+): Promise<string> {
+  const running = run(path.join(bin, 'bin', 'pg_ctl'), args, {
     ...(runAs ?? {}),
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C' },
     timeout: 120_000,
   });
-  return stdout;
+  onLaunched?.();
+  return (await running).stdout;
 }
 
 /** Whether `pid` runs. A zombie (exited, not yet reaped by its parent) still takes signals but is gone. */
@@ -209,7 +222,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await writeFile(passwordFile, `${credentials.superuserPassword}\n`, { mode: 0o600 });
     await ownBy(runAs, passwordFile);
     try {
-      await run(
+      const initdb = run(
         path.join(bin, 'bin', 'initdb'),
         [
           `--pgdata=${dataDir}`,
@@ -226,6 +239,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           timeout: 120_000,
         },
       );
+      options.onLaunched?.();
+      await initdb;
     } finally {
       await rm(passwordFile, { force: true });
     }
@@ -245,7 +260,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 
   const port = await choosePort(credentials.port);
-  await startServer(bin, runAs, options.dir, port);
+  await startServer(bin, runAs, options.dir, port, options.onLaunched);
 
   const stop = () => stopEmbeddedPostgres(options);
 
@@ -273,7 +288,32 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-/** Starts the server of `dir` on `port` and waits until it accepts connections. */
+/**
+ * Starts the embedded database as startEmbeddedPostgres does, in two steps: `launched` resolves once its slow part
+ * runs in a process of its own (or the start has ended, well or not), `ready` with the database once it accepts
+ * connections. Between the two the caller's thread is free: the service loads its modules then.
+ */
+export function launchEmbeddedPostgres(options: EmbeddedPostgresOptions): {
+  launched: Promise<void>;
+  ready: Promise<EmbeddedPostgres>;
+} {
+  let markLaunched = () => {};
+  const launched = new Promise<void>((resolve) => {
+    markLaunched = resolve;
+  });
+  const ready = startEmbeddedPostgres({
+    ...options,
+    onLaunched: () => {
+      markLaunched();
+      options.onLaunched?.();
+    },
+  });
+  // Settles `launched` when the start ends before launching anything; also marks `ready`'s failure as handled
+  // until its caller awaits it.
+  ready.then(markLaunched, markLaunched);
+  return { launched, ready };
+}
+
 /**
  * PostgreSQL's shared buffer cache, in MB, for a machine with `totalBytes` of memory: an eighth of it, between
  * PostgreSQL's own default (128 MB) and 2 GB. The default is far too small for a large archive: at 100,000
@@ -286,7 +326,14 @@ export function sharedBuffersMb(totalBytes: number): number {
   return Math.min(Math.max(mb, 128), 2048);
 }
 
-async function startServer(bin: string, runAs: RunAs | null, dir: string, port: number): Promise<void> {
+/** Starts the server of `dir` on `port` and waits until it accepts connections. */
+async function startServer(
+  bin: string,
+  runAs: RunAs | null,
+  dir: string,
+  port: number,
+  onLaunched?: () => void,
+): Promise<void> {
   const postgresFlags = [
     `-p ${port}`,
     "-c listen_addresses='127.0.0.1'",
@@ -295,18 +342,23 @@ async function startServer(bin: string, runAs: RunAs | null, dir: string, port: 
     '-c fsync=on',
     `-c shared_buffers=${sharedBuffersMb(os.totalmem())}MB`,
   ].join(' ');
-  await pgCtl(bin, runAs, [
-    'start',
-    '-D',
-    path.join(dir, 'data'),
-    '-w',
-    '-t',
-    '60',
-    '-l',
-    path.join(dir, 'postgres.log'),
-    '-o',
-    postgresFlags,
-  ]);
+  await pgCtl(
+    bin,
+    runAs,
+    [
+      'start',
+      '-D',
+      path.join(dir, 'data'),
+      '-w',
+      '-t',
+      '60',
+      '-l',
+      path.join(dir, 'postgres.log'),
+      '-o',
+      postgresFlags,
+    ],
+    onLaunched,
+  );
 }
 
 /**

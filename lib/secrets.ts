@@ -5,7 +5,7 @@ import {
   createHash,
   createHmac,
   randomBytes,
-  scryptSync,
+  scrypt,
   timingSafeEqual,
 } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -38,8 +38,13 @@ export function hmacSha256Hex(secret: string, body: Buffer | string): string {
  * owner token it was made with. The owner may choose a token a person can type, so a copy of the database must not
  * make guessing it fast.
  */
-export function ownerTokenDigest(token: string): Buffer {
-  return scryptSync(token, 'ops-hub browser sessions: owner token', 32);
+export function ownerTokenDigest(token: string): Promise<Buffer> {
+  // On libuv's thread pool: the service builds its routes meanwhile.
+  return new Promise((resolve, reject) => {
+    scrypt(token, 'ops-hub browser sessions: owner token', 32, (error, digest) =>
+      error ? reject(error) : resolve(digest),
+    );
+  });
 }
 
 // Secrets the owner enters (integration keys and tokens) are kept in the database encrypted: AES-256-GCM, a random

@@ -64,6 +64,11 @@ export interface WorkerOptions {
 
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
   const liveness = await startWorkerLiveness(options.connectionString, options.log, options.recoverySweepMs);
+  // Jobs a crashed process left locked run again now rather than in graphile-worker's 4 hours. The sweep runs beside
+  // the runner's start: a job it frees is found by the runner's next look for jobs.
+  const swept = liveness
+    .sweep()
+    .catch((error: unknown) => options.log.warn({ err: error }, 'recovery sweep failed'));
   let runner: Runner;
   try {
     runner = await run({
@@ -77,11 +82,11 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
       preset: { plugins: [liveness.plugin] },
     });
   } catch (error) {
+    await swept;
     await liveness.stop();
     throw error;
   }
-  // Jobs a crashed process left locked run again now rather than in graphile-worker's 4 hours.
-  await liveness.sweep().catch((error: unknown) => options.log.warn({ err: error }, 'recovery sweep failed'));
+  await swept;
   const stop = runner.stop.bind(runner);
   runner.stop = async (reason) => {
     try {
