@@ -59,4 +59,11 @@ t.test('a started service has loaded none of the heavy libraries', async (t) => 
     [],
     'no heavy library was loaded at start',
   );
+  // TypeBox's type builders are (every route's schema), its compiler and value functions are not (lib/typebox.ts).
+  t.ok(packages.has('typebox'), 'typebox was loaded');
+  t.same(
+    list.split('\n').filter((url) => /\/typebox\/build\/(compile|value)\//.test(url)),
+    [],
+    "no module of TypeBox's compiler or value functions was loaded at start",
+  );
 });

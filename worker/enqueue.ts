@@ -1,8 +1,8 @@
 // Adding a job: typed by the task's definition, the payload checked against the task's schema, and done with the
 // caller's connection or transaction, so a job exists exactly when the rows it belongs to do.
 import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { Db, Sql } from '../lib/db.ts';
+import { Compile } from '../lib/typebox.ts';
 import type { TaskDefinition } from './contract.ts';
 import { recordEnqueued } from './records.ts';
 

@@ -1,11 +1,11 @@
 // Alert targets: stored ones (secrets sealed under the hub's secret key, bound to the target's id and field, shown
 // only as { set }) and the environment's (ALERT_URL, ALERT_FORMAT, ALERT_TOKEN), which the API lists but never changes.
 import { randomUUID } from 'node:crypto';
-import { Compile } from 'typebox/compile';
 import type { Config } from '../../config/index.ts';
 import type { Db } from '../../lib/db.ts';
 import { hubError } from '../../lib/errors.ts';
 import { openSecret, sealSecret } from '../../lib/secrets.ts';
+import { Compile } from '../../lib/typebox.ts';
 import { alertTargetPlace as place, secretKeyOf } from '../integrations/keyring.ts';
 import { type CreateTarget, kinds, type Target, type TargetKind, type UpdateTarget } from './schema.ts';
 import {

@@ -7,11 +7,11 @@
 // linkding is an upstream the owner configures, so it is called with a plain client (timeouts, TLS verified); the
 // bookmarked URLs themselves are fetched later by ingest.url through the guarded client.
 import { type Static, Type } from 'typebox';
-import { Check } from 'typebox/value';
 import { request } from 'undici';
 import type { LinkdingConfig } from '../../config/capture.ts';
 import { HubError } from '../../lib/errors.ts';
 import { upstreamAgent } from '../../lib/safe-fetch.ts';
+import { Check } from '../../lib/typebox.ts';
 import { cronItem, type DomainCron, type JobDeps } from '../../worker/contract.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
 import { defaultSpaceId } from '../spaces/inbox.ts';

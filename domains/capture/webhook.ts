@@ -3,8 +3,8 @@
 // acknowledge without capturing).
 import { createHash } from 'node:crypto';
 import { type Static, type TSchema, Type } from 'typebox';
-import { Check, Errors } from 'typebox/value';
 import { constantTimeEqual, hmacSha256Hex } from '../../lib/secrets.ts';
+import { Check, Errors } from '../../lib/typebox.ts';
 
 export const signatureHeader = 'x-hub-signature-256';
 

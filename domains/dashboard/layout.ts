@@ -1,8 +1,8 @@
 // Layout rules: sizes (legacy s/m/l mapped), per-type config, unique ids, snap packing and free-mode overlaps.
 // Every refusal names the card it is about, so the owner knows which one to fix.
 import { type TSchema, Type } from 'typebox';
-import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
+import { compiledOnUse } from '../../lib/typebox.ts';
 import { CustomCardConfig } from './custom.ts';
 import {
   type Card,
@@ -57,8 +57,8 @@ const configSchemas: Record<CardType, TSchema> = {
   incidents: strict({}),
 };
 const checkers = Object.fromEntries(
-  Object.entries(configSchemas).map(([type, schema]) => [type, Compile(schema)]),
-) as Record<CardType, ReturnType<typeof Compile>>;
+  Object.entries(configSchemas).map(([type, schema]) => [type, compiledOnUse(schema)]),
+) as Record<CardType, ReturnType<typeof compiledOnUse>>;
 
 const timeZones = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
 
@@ -75,7 +75,7 @@ function span(id: string, size: unknown): number {
 }
 
 function checkConfig(id: string, type: CardType, config: Record<string, unknown>): void {
-  const checker = checkers[type];
+  const checker = checkers[type]();
   if (!checker.Check(config)) {
     const [first] = checker.Errors(config);
     const field = first?.instancePath ? `config${first.instancePath.replace(/\//g, '.')}` : 'config';

@@ -3,12 +3,12 @@
 // handlers can import it without importing each other.
 
 import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { Config } from '../../config/index.ts';
 import { defined } from '../../lib/defined.ts';
 import { type HubError, hubError } from '../../lib/errors.ts';
 import type { ReceivedFile } from '../../lib/incoming.ts';
 import { refusedUrlField } from '../../lib/input.ts';
+import { compiledOnUse } from '../../lib/typebox.ts';
 import { agentCanReachSpace, type Principal } from '../../plugins/auth.ts';
 import type { Db } from '../../plugins/db.ts';
 import { spaceExists } from '../spaces/exists.ts';
@@ -59,10 +59,10 @@ export interface EntityHandler {
  * the route checked it. Defaults are never applied here, so handlers fill them in themselves.
  */
 export function validator<const T extends TSchema>(schema: T, what: string): (payload: unknown) => Static<T> {
-  const compiled = Compile(schema);
+  const compiled = compiledOnUse(schema);
   return (payload) => {
-    if (compiled.Check(payload)) return payload as Static<T>;
-    const problems = [...compiled.Errors(payload)];
+    if (compiled().Check(payload)) return payload as Static<T>;
+    const problems = [...compiled().Errors(payload)];
     const url = refusedUrlField(problems);
     if (url !== undefined)
       throw hubError('URL_REFUSED', `invalid ${what}: ${url} must be an http or https URL`);

@@ -9,9 +9,9 @@
 //   DELETE /api/integrations/:kind        remove the stored settings
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
+import { compiledOnUse } from '../../lib/typebox.ts';
 import type { HubModule } from '../../module.ts';
 import { listIntegrations, saveIntegration, testIntegration } from './manage.ts';
 import {
@@ -58,7 +58,7 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
 
   for (const kind of integrationKinds) {
     const { fields, title } = kinds[kind];
-    const check = Compile(fields);
+    const check = compiledOnUse(fields);
     app.put(
       `/integrations/${kind}`,
       {
@@ -100,8 +100,8 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request) => {
         const body = request.body ?? undefined;
-        if (body !== undefined && !check.Check(body)) {
-          const [first] = check.Errors(body);
+        if (body !== undefined && !check().Check(body)) {
+          const [first] = check().Errors(body);
           const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : 'body';
           throw hubError('VALIDATION_FAILED', `${where} ${first?.message ?? 'does not fit the schema'}`);
         }

@@ -3,8 +3,8 @@
 // domain's own functions with the caller's scope; writes through writeAs, the one gate REST writes pass too.
 import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
-import { Value } from 'typebox/value';
 import { Uuid } from '../../lib/schemas.ts';
+import { Clone, Default } from '../../lib/typebox.ts';
 import type { Principal } from '../../plugins/auth.ts';
 import type { Sql } from '../../plugins/db.ts';
 import type { RunnableAction } from '../../worker/contract.ts';
@@ -75,7 +75,7 @@ export function tool<I extends TSchema>(spec: ToolSpec<I>): Tool {
     outputSchema: toolSchema(spec.output, named, 'output'),
     annotations: { title: spec.title, readOnlyHint: spec.readOnly },
     call(args, ctx) {
-      const given = Value.Default(spec.input, Value.Clone(args ?? {}));
+      const given = Default(spec.input, Clone(args ?? {}));
       return spec.run(check(given), ctx);
     },
   };

@@ -3,9 +3,9 @@
 // it; a stored value that no longer fits (written before its schema existed) reads as the default. Keys no module
 // declares stay free-form JSON on purpose: the generic key-value store of /api/settings, for the owner's own scripts.
 import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
 import { hubError } from '../../lib/errors.ts';
 import type { SettingDefinition } from '../../lib/settings.ts';
+import { Compile } from '../../lib/typebox.ts';
 import type { Db } from '../../plugins/db.ts';
 import { deleteSetting, getSetting, initSetting, putSetting, type SettingRow } from './store.ts';
 
