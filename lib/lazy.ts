@@ -1,5 +1,8 @@
 // Modules that only some requests need (document extraction, the tool protocol) are loaded on first use rather than
 // at start, where every start and restart would pay for them.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
 
 /** Runs `load` on the first call and hands every caller that one promise; a failed load is tried again next call. */
 export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
@@ -11,4 +14,13 @@ export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
     });
     return loading;
   };
+}
+
+/**
+ * A module needed inside synchronous code, loaded with require() on the first call: a CommonJS package, or an ES
+ * module without top-level await (the same instance `import` gives). `specifier` is a package name.
+ */
+export function lazyRequire<T>(specifier: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(specifier) as T);
 }

@@ -2,16 +2,13 @@
 // start, and their code in the heap) that checking an agent's or an upstream's payload needs and a start does not
 // (route schemas are checked by Ajv). The checks are synchronous, so the modules are loaded with require(), which
 // loads an ES module synchronously (the same instance `import` would give: one TypeBox, one format registry).
-import { createRequire } from 'node:module';
 import type { TSchema } from 'typebox';
 import type * as TypeboxCompile from 'typebox/compile';
 import type * as TypeboxValue from 'typebox/value';
+import { lazyRequire } from './lazy.ts';
 
-const require = createRequire(import.meta.url);
-let compiler: typeof TypeboxCompile | undefined;
-let values: typeof TypeboxValue | undefined;
-const compileModule = () => (compiler ??= require('typebox/compile') as typeof TypeboxCompile);
-const valueModule = () => (values ??= require('typebox/value') as typeof TypeboxValue);
+const compileModule = lazyRequire<typeof TypeboxCompile>('typebox/compile');
+const valueModule = lazyRequire<typeof TypeboxValue>('typebox/value');
 
 // Each stands for TypeBox's function of the same name, overloads and type guards included (hence the casts).
 type Variadic = (...args: unknown[]) => unknown;

@@ -3,7 +3,12 @@
 // maxRatio times its compressed size (a zip bomb), an absolute or `..` path (zip slip), a symlink, an encrypted
 // entry. Sizes are checked against the central directory first and then again while inflating (yauzl compares the
 // bytes it inflates with the declared size), so a lying header cannot get more bytes through.
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type * as Yauzl from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { lazyRequire } from './lazy.ts';
+
+// Loaded at the first archive read, not at start.
+const yauzl = lazyRequire<typeof Yauzl>('yauzl');
 
 export interface ZipLimits {
   maxEntries: number;
@@ -46,8 +51,8 @@ function open(source: ZipSource): Promise<ZipFile> {
   };
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, zip: ZipFile) => (error ? reject(error) : resolve(zip));
-    if (Buffer.isBuffer(source)) yauzl.fromBuffer(source, options, done);
-    else yauzl.open(source.path, options, done);
+    if (Buffer.isBuffer(source)) yauzl().fromBuffer(source, options, done);
+    else yauzl().open(source.path, options, done);
   });
 }
 

@@ -25,6 +25,9 @@ const heavy = [
   'nodemailer', // domains/alerts/send.ts
   'feedsmith', // domains/feeds/parse.ts
   'prom-client', // domains/metrics/index.ts
+  'diff', // lib/text-diff.ts
+  'yauzl', // lib/zip.ts, domains/hub-backup/archive.ts
+  'yazl', // domains/hub-backup/archive.ts, domains/transfer/export.ts
 ];
 
 t.test('a started service has loaded none of the heavy libraries', async (t) => {

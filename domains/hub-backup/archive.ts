@@ -9,13 +9,19 @@ import { chmod, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl, { type Entry, type ZipFile as ZipReader } from 'yauzl';
-import yazl from 'yazl';
+import type * as Yauzl from 'yauzl';
+import type { Entry, ZipFile as ZipReader } from 'yauzl';
+import type * as Yazl from 'yazl';
+import { lazyRequire } from '../../lib/lazy.ts';
 import { version } from '../../lib/version.ts';
 import type { Sql } from '../../plugins/db.ts';
 import { decryptArchive, encryptingStream, isEncrypted } from './crypto.ts';
 import type { Manifest, ManifestFile, ManifestPart, ManifestTable } from './schema.ts';
 import { copyOut, lastMigration, schemaSequences, schemaTables } from './store.ts';
+
+// Loaded at the first backup or restore, not at start.
+const yauzl = lazyRequire<typeof Yauzl>('yauzl');
+const yazl = lazyRequire<typeof Yazl>('yazl');
 
 export const manifestName = 'manifest.json';
 
@@ -50,7 +56,7 @@ export interface WriteOptions {
 
 /** Streams one part into the zip and answers its measures once the zip has taken all of it. */
 async function addPart(
-  zip: yazl.ZipFile,
+  zip: Yazl.ZipFile,
   name: string,
   source: Readable,
 ): Promise<ManifestPart & { lines: number }> {
@@ -82,7 +88,7 @@ export async function writeArchive(
     path.dirname(options.file),
     `.${path.basename(options.file)}.${randomBytes(4).toString('hex')}.partial`,
   );
-  const zip = new yazl.ZipFile();
+  const zip = new (yazl().ZipFile)();
   const stages: NodeJS.ReadWriteStream[] = options.passphrase
     ? [await encryptingStream(options.passphrase)]
     : [];
@@ -156,7 +162,7 @@ export interface OpenArchive {
 
 function openZip(file: string): Promise<ZipReader> {
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
+    yauzl().open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
       error ? reject(error) : resolve(zip),
     ),
   );

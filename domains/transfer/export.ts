@@ -2,10 +2,14 @@
 // updated, tags; the body as written, [[wiki links]] included), a page's children in a folder of the same name
 // beside it; projects with their tasks as task lists under Projects/, captured documents under Documents/ with
 // their source URL, references in bookmarks.html. Names are safe on every system and unique per folder.
-import yazl from 'yazl';
+import type * as Yazl from 'yazl';
+import { lazyRequire } from '../../lib/lazy.ts';
 import { renderBookmarks } from './bookmarks.ts';
 import { FolderNames, renderMarkdown, renderTaskList } from './markdown.ts';
 import type { PageRecord, SpaceContent } from './store.ts';
+
+// Loaded at the first export, not at start.
+const yazl = lazyRequire<typeof Yazl>('yazl');
 
 export const projectsFolder = 'Projects';
 export const documentsFolder = 'Documents';
@@ -110,7 +114,7 @@ export function spaceFiles(content: SpaceContent): { path: string; text: string;
 
 /** The export as a zip stream: entries are compressed and sent as the client reads, never built whole in memory. */
 export function spaceZip(content: SpaceContent): NodeJS.ReadableStream {
-  const zip = new yazl.ZipFile();
+  const zip = new (yazl().ZipFile)();
   for (const file of spaceFiles(content)) {
     zip.addBuffer(Buffer.from(file.text), file.path, { mtime: file.mtime, mode: 0o100644 });
   }
