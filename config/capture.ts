@@ -1,6 +1,6 @@
 // Capture (README, Configuration): what comes in (uploads, the bookmark webhook, videos, linkding) and how the hub
 // fetches what a capture points at.
-import { type PrivateAllowList, parsePrivateAllowList } from '../lib/safe-fetch.ts';
+import { type PrivateAllowList, parsePrivateAllowList } from '../lib/address-policy.ts';
 import { ConfigError, type Env, flag, httpUrl, integer, schedule, secret, text } from './env.ts';
 
 export interface LinkdingConfig {

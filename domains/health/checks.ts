@@ -6,7 +6,8 @@
 // request to its URL's origin, never to another a redirect points at.
 import net from 'node:net';
 import { type Dispatcher, request } from 'undici';
-import { isCloudMetadata, upstreamAgent, upstreamLookup } from '../../lib/safe-fetch.ts';
+import { isCloudMetadata } from '../../lib/address-policy.ts';
+import { upstreamAgent, upstreamLookup } from '../../lib/safe-fetch.ts';
 import { type Certificate, readCertificate, trustedCertificates } from './certificate.ts';
 import type { BasicAuth, Definition, Headers } from './definition.ts';
 import { answerMatches, queryDns } from './dns.ts';

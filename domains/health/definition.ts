@@ -7,8 +7,8 @@
 // are kept the same way.
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import { isCloudMetadata } from '../../lib/address-policy.ts';
 import { hubError } from '../../lib/errors.ts';
-import { isCloudMetadata } from '../../lib/safe-fetch.ts';
 import { normaliseMac } from '../devices/mac.ts';
 import type { CreateService, DnsType, HttpMethod, ServiceKind } from './schema.ts';
 
