@@ -74,3 +74,14 @@ t.test('the database URL is described without its password', async (t) => {
   t.notMatch(withParameter, 's3cret');
   t.match(withParameter, 'sslmode=require');
 });
+
+t.test("a schedule in the environment is checked by the job engine's cron parser", async (t) => {
+  const at = (value: string) => loadConfig({ DATA_DIR: '/srv/hub', DEVICES_SCAN_SCHEDULE: value });
+  t.equal(at('*/10 * * * *').devices.scanSchedule, '*/10 * * * *');
+  t.equal(at('off').devices.scanSchedule, null);
+  t.throws(() => at('*/10 * * *'), /DEVICES_SCAN_SCHEDULE is not a schedule: .* 5 fields/);
+  t.throws(
+    () => at('61 * * * *'),
+    /DEVICES_SCAN_SCHEDULE is not a schedule: "61 \* \* \* \*" is not a valid cron/,
+  );
+});
