@@ -165,11 +165,14 @@ async function main(): Promise<void> {
       `INGEST_ALLOW_PRIVATE is set: captures and icon-set URLs may reach these private addresses: ${listed}`,
     );
   }
-  // Enqueueing needs graphile-worker's schema even when a separate worker process runs the jobs.
-  await runMigrations({
-    connectionString: databaseUrl,
-    logger: workerLogger(app.log.child({ component: 'worker' })),
-  });
+  // Enqueueing needs graphile-worker's schema even when a separate worker process runs the jobs. An in-process
+  // worker installs it as it starts, before the app is ready (graphile-worker's run() migrates first).
+  if (config.jobs.workerMode !== 'in-process') {
+    await runMigrations({
+      connectionString: databaseUrl,
+      logger: workerLogger(app.log.child({ component: 'worker' })),
+    });
+  }
 
   try {
     await app.listen({ port: config.server.port, host: config.server.host });
