@@ -65,10 +65,18 @@ export interface WorkerOptions {
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
   const liveness = await startWorkerLiveness(options.connectionString, options.log, options.recoverySweepMs);
   // Jobs a crashed process left locked run again now rather than in graphile-worker's 4 hours. The sweep runs beside
-  // the runner's start: a job it frees is found by the runner's next look for jobs.
-  const swept = liveness
-    .sweep()
-    .catch((error: unknown) => options.log.warn({ err: error }, 'recovery sweep failed'));
+  // the runner's start: a job it frees is found by the runner's next look for jobs. On a database's first start the
+  // runner's start is what installs graphile-worker's schema, so a sweep that failed beside it runs once more after.
+  const swept = liveness.sweep().then(
+    () => true,
+    () => false,
+  );
+  const sweepAgain = async () => {
+    if (await swept) return;
+    await liveness
+      .sweep()
+      .catch((error: unknown) => options.log.warn({ err: error }, 'recovery sweep failed'));
+  };
   let runner: Runner;
   try {
     runner = await run({
@@ -86,7 +94,7 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
     await liveness.stop();
     throw error;
   }
-  await swept;
+  await sweepAgain();
   const stop = runner.stop.bind(runner);
   runner.stop = async (reason) => {
     try {

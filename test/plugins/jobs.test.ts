@@ -1,10 +1,13 @@
 // Jobs: enqueued in the caller's transaction, run by the in-process worker, deduplicated by job key.
 import type { Socket } from 'node:net';
 import type { Task } from 'graphile-worker';
+import pino from 'pino';
+import postgres from 'postgres';
 import t from 'tap';
 import { safeFetch } from '../../lib/safe-fetch.ts';
+import { startWorker } from '../../plugins/jobs.ts';
 import { addJob } from '../../worker/enqueue.ts';
-import { testApp } from '../helpers/app.ts';
+import { testApp, testDatabase } from '../helpers/app.ts';
 import { until } from '../helpers/process.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 
@@ -134,3 +137,34 @@ t.test('a job still fetching at shutdown leaves no guarded connection open', asy
   );
   t.pass('the pool the job opened was closed with the service');
 });
+
+t.test(
+  "a worker's first start on a database without graphile-worker's schema sweeps once the schema is there",
+  async (t) => {
+    const db = await testDatabase(t);
+    const admin = postgres(db.adminUrl, { max: 1, onnotice: () => undefined });
+    await admin`drop schema graphile_worker cascade`;
+    await admin.end();
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+
+    const runner = await startWorker({
+      connectionString: db.url,
+      taskList: {},
+      concurrency: 1,
+      log,
+      cron: false,
+    });
+    t.teardown(() => runner.stop());
+    t.same(
+      lines.filter((line) => line.includes('sweep')),
+      [],
+      'no sweep failure is logged: the sweep beside the schema install ran again after it',
+    );
+    t.same(
+      await db.sql`select count(*)::int as jobs from graphile_worker.jobs`,
+      [{ jobs: 0 }],
+      "the runner installed graphile-worker's schema",
+    );
+  },
+);
