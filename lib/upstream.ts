@@ -2,9 +2,8 @@
 // live on the LAN, so only cloud metadata is refused (lib/safe-fetch.ts, upstreamAgent); every call has a time limit
 // and TLS is verified unless a dispatcher says otherwise. A failure is an UpstreamError saying what went wrong in words a person can act on: the upstream's
 // own status and reason, a timeout, or a refused connection. It never becomes our status.
-import { STATUS_CODES } from 'node:http';
 import { type Dispatcher, request } from 'undici';
-import { type ErrorCode, HubError, hubError } from './errors.ts';
+import { type ErrorCode, HubError, hubError, statusPhrase } from './errors.ts';
 import { GuardError, upstreamAgent } from './safe-fetch.ts';
 
 export interface UpstreamAnswer {
@@ -117,7 +116,7 @@ function statusReason(status: number, body: unknown): string {
     }
   }
   if (typeof body === 'string' && body.trim() && body.length < 300 && !body.includes('<')) return body.trim();
-  return STATUS_CODES[status] ?? 'error';
+  return statusPhrase(status) ?? 'error';
 }
 
 type UpstreamCode = 'WEATHER_UPSTREAM_FAILED' | 'PROXMOX_UPSTREAM_FAILED' | 'SHLINK_UPSTREAM_FAILED';

@@ -1,10 +1,10 @@
 // The OpenAPI 3 document is generated from the route schemas; /api/openapi.json serves it and /api/docs renders it.
-import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TSchema } from 'typebox';
+import { statusPhrase } from '../lib/errors.ts';
 import { ErrorResponse, PendingReceipt } from '../lib/schemas.ts';
 import { publicAccess } from './auth.ts';
 
@@ -148,12 +148,12 @@ function sharedErrorResponses<T extends object>(openapi: T): T {
         if (!plainError) {
           // Fastify's placeholder says nothing: the status's own name says what it is.
           if (response.description === 'Default Response')
-            response.description = STATUS_CODES[status] ?? 'Success';
+            response.description = statusPhrase(Number(status)) ?? 'Success';
           continue;
         }
         const name = status;
         shared[name] ??= {
-          description: errorMeanings[Number(status)] ?? STATUS_CODES[status] ?? 'Error',
+          description: errorMeanings[Number(status)] ?? statusPhrase(Number(status)) ?? 'Error',
           content: { 'application/json': { schema: { $ref: errorSchema } } },
         };
         responses[status] = { $ref: `#/components/responses/${name}` };

@@ -69,4 +69,10 @@ t.test('a started service has loaded none of the heavy libraries', async (t) => 
     [],
     "no module of TypeBox's compiler or value functions was loaded at start",
   );
+  // Node's bundled fetch client (and the web streams it brings) is loaded by an ES import of node:http, whose facade
+  // reads the lazy WebSocket export (lib/errors.ts reads the status phrases without one).
+  t.notOk(
+    list.split('\n').includes('node-internal:internal/deps/undici/undici'),
+    "Node's bundled fetch client was not loaded",
+  );
 });

@@ -1,6 +1,5 @@
 // One MCP server per request (the stateless pattern): it lists the tools and runs one for the caller it was built
 // for. Tool failures come back as tool results with isError (the agent reads them); protocol errors stay errors.
-import { STATUS_CODES } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -10,6 +9,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { statusPhrase } from '../../lib/errors.ts';
 import { version } from '../../lib/version.ts';
 import { describeError } from '../../plugins/errors.ts';
 import type { CallerTool, Tool, ToolContext } from './tool.ts';
@@ -44,7 +44,7 @@ function toolError(error: unknown, log: FastifyBaseLogger): CallToolResult {
   if (statusCode >= 500) log.error({ err: error }, 'tool call failed');
   return {
     isError: true,
-    content: [{ type: 'text', text: `${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}: ${message}` }],
+    content: [{ type: 'text', text: `${statusCode} ${statusPhrase(statusCode) ?? 'Error'}: ${message}` }],
   };
 }
 
