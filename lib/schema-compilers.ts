@@ -11,11 +11,29 @@ type ValidatorFactory = ReturnType<typeof AjvCompiler>;
 type Validator = ReturnType<ReturnType<ValidatorFactory>>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
+/**
+ * JSON of an object, kept by the object: Fastify asks for a compiler once per plugin context (~200 an app), each time
+ * with a new record of the same shared schema objects and the same options object.
+ */
+const jsonByObject = new WeakMap<object, string>();
+function jsonOf(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? {});
+  let json = jsonByObject.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    jsonByObject.set(value, json);
+  }
+  return json;
+}
+
 /** Compiled functions by schema object, per set of shared schemas and options. */
 function compiledBySchema<T>() {
   const sets = new Map<string, WeakMap<object, T>>();
   return (externalSchemas: unknown, options: unknown): WeakMap<object, T> => {
-    const key = JSON.stringify(externalSchemas ?? {}) + JSON.stringify(options ?? {});
+    const shared = Object.entries(externalSchemas ?? {}).map(
+      ([id, schema]) => `${JSON.stringify(id)}:${jsonOf(schema)}`,
+    );
+    const key = `{${shared.join(',')}}${jsonOf(options)}`;
     let compiled = sets.get(key);
     if (!compiled) {
       compiled = new WeakMap();

@@ -350,7 +350,7 @@ function withAccess<Options extends FastifyPluginOptions>(
   level: AccessLevel,
   routes: FastifyPluginAsyncTypebox<Options>,
 ): FastifyPluginAsyncTypebox<Options> {
-  return async (app, options) => {
+  const plugin: FastifyPluginAsyncTypebox<Options> = async (app, options) => {
     app.addHook('onRoute', (route: RouteOptions) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       if (level !== 'owner') {
@@ -364,6 +364,12 @@ function withAccess<Options extends FastifyPluginOptions>(
     });
     await routes(app, options);
   };
+  // Named for Fastify: a plugin without a name makes it search every loaded CommonJS module for one at each
+  // registration (about 140 of them per app).
+  Object.defineProperty(plugin, Symbol.for('fastify.display-name'), {
+    value: `${level}: ${routes.name || 'routes'}`,
+  });
+  return plugin;
 }
 
 /** Routes only the owner may call: an agent gets 403 OWNER_ONLY, nobody 401. The default; this says it out loud. */
