@@ -1,5 +1,6 @@
 // The Services screen in a real browser with the newer kinds: rows show a certificate's days left and a DNS answer,
-// degraded and warning in amber; the add form offers every kind with its own fields.
+// degraded and warning in amber; the add form offers every kind with its own fields; a push service's history shows
+// its uptime, its checks and the messages its log pings sent.
 import t from 'tap';
 import { ownerToken } from '../helpers/app.ts';
 import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } from './browser.ts';
@@ -7,7 +8,7 @@ import { checkAccessible, listeningHub, openBrowser, screenshot, visitScreen } f
 const hub = await listeningHub(t);
 const { page, problems } = await openBrowser(t);
 
-async function add(payload: Record<string, unknown>): Promise<{ id: string }> {
+async function add(payload: Record<string, unknown>): Promise<{ id: string; push_token: string | null }> {
   const response = await hub.asOwner({ method: 'POST', url: '/api/health/services', payload });
   if (response.statusCode !== 201) throw new Error(response.body);
   return response.json();
@@ -44,6 +45,22 @@ await hub.sql`
     details = ${hub.sql.json({ rcode: 'NOERROR', answers: ['192.168.1.10'] })}
   where id = ${resolver.id}`;
 await hub.sql`update monitored_services set state = 'degraded', latency_ms = 812 where id = ${slow.id}`;
+
+// A push service that reported a run and sent a log message.
+const job = await add({
+  name: 'Nightly rsync',
+  kind: 'push',
+  interval_s: 86_400,
+  grace_s: 3600,
+  category: 'Jobs',
+});
+for (const [suffix, body] of [
+  ['', undefined],
+  ['/log', 'disk at 91% after the sync'],
+]) {
+  const sent = await fetch(`${hub.origin}/api/ping/${job.push_token}${suffix}`, { method: 'POST', body });
+  if (sent.status !== 200) throw new Error(`the ping${suffix} was refused: ${sent.status}`);
+}
 
 t.test('sign in', async () => {
   await page.goto(hub.origin);
@@ -106,4 +123,22 @@ t.test('the add form offers every kind with its fields', async (t) => {
   await checkAccessible(t, page, 'service form');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   t.same(problems, [], 'no console errors');
+});
+
+t.test("a push service's history: uptime, its checks and its log messages", async (t) => {
+  await visitScreen(page, hub.origin, '/services', 'Services');
+  await page.getByRole('button', { name: 'History of Nightly rsync' }).click();
+  const dialog = page.getByRole('dialog', { name: 'History of Nightly rsync' });
+  await dialog.getByRole('region', { name: 'Latest checks' }).locator('.badge', { hasText: 'up' }).waitFor();
+  t.match(await dialog.textContent(), /Uptime: 100% over 24 hours/);
+  t.match(
+    await dialog.getByRole('region', { name: 'Log' }).textContent(),
+    /disk at 91% after the sync/,
+    'the log message is listed',
+  );
+  await screenshot(page, 'services-history');
+  await checkAccessible(t, page, 'service history');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  t.same(problems, []);
 });

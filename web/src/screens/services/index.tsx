@@ -1,7 +1,7 @@
 // Services: health by category (state, latency, uptime over 24 hours, a certificate's days left, a DNS answer), add
 // and edit every kind of check with its own fields, and the candidates LAN discovery found, to promote or dismiss.
 // A push service (checked by the heartbeats it sends) shows its heartbeat URL with examples when it is made or its
-// token renewed.
+// token renewed. Each service opens its history: uptime, latest checks and a push service's log.
 import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
@@ -11,18 +11,13 @@ import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
 import { failed, toast } from '../../state.ts';
 import type { Answer } from '../../types.ts';
+import { ServiceHistory } from './history.tsx';
 import { PushUrls } from './push.tsx';
+import { stateBadge } from './states.ts';
 
 type Candidate = Answer<'/api/health/discovered'>['items'][number];
 type Service = Answer<'/api/health/services'>['groups'][number]['services'][number];
 type Kind = Service['kind'];
-
-const stateBadge: Record<string, string> = {
-  up: 'success',
-  down: 'danger',
-  degraded: 'warning',
-  warning: 'warning',
-};
 
 const kinds: { kind: Kind; label: string }[] = [
   { kind: 'http', label: 'HTTP(S)' },
@@ -173,6 +168,7 @@ function finding(service: Service): string | null {
 export default function Services() {
   const draft = useSignal<Draft | null>(null);
   const heartbeat = useSignal<{ name: string; token: string } | null>(null);
+  const shownHistory = useSignal<Service | null>(null);
   const health = useData(
     () => ok(api.GET('/api/health/services', { params: { query: { include_disabled: true } } })),
     [],
@@ -314,6 +310,15 @@ export default function Services() {
                     <button
                       type="button"
                       class="ghost small"
+                      aria-label={`History of ${service.name}`}
+                      title="Uptime, latest checks and log"
+                      onClick={() => (shownHistory.value = service)}
+                    >
+                      <Icon name="clock" size={14} />
+                    </button>
+                    <button
+                      type="button"
+                      class="ghost small"
                       aria-label={`Edit ${service.name}`}
                       onClick={() => (draft.value = draftOf(service))}
                     >
@@ -369,6 +374,9 @@ export default function Services() {
       <div class="panel section-gap">
         <SubjectEvents kinds="service.*" heading="Recent service events" />
       </div>
+      {shownHistory.value && (
+        <ServiceHistory service={shownHistory.value} onClose={() => (shownHistory.value = null)} />
+      )}
       {draft.value && (
         <Dialog label="Service" onClose={() => (draft.value = null)}>
           <form class="modal" onSubmit={save}>
