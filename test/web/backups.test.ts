@@ -38,6 +38,11 @@ t.test('sign in: the backups card shows the hub has no backup, in red', async (t
   await badge.waitFor();
   t.match(await badge.getAttribute('class'), /danger/);
   t.match(await hubCard().textContent(), /no successful run since the run expected at.*No backup yet/);
+  t.match(
+    await hubCard().textContent(),
+    /scheduled every minute \(\* \* \* \* \*\)/,
+    'the schedule in words',
+  );
   // No backup script has reported a run: the card says how to connect one, not that its backups are stale.
   const card = page.getByRole('region', { name: 'Backups', exact: true });
   t.match(await card.textContent(), /not reporting\s*No backup job has reported a run yet/);

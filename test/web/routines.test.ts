@@ -46,7 +46,7 @@ t.test('Settings adds, edits, runs and deletes a routine', async (t) => {
   await form.getByLabel('Schedule').fill('30 7 * * 1');
   await form.getByLabel('Enabled').uncheck();
   await form.getByRole('button', { name: 'Save routine' }).click();
-  await panel.getByText('30 7 * * 1').waitFor();
+  await panel.getByText('every Monday at 07:30 (30 7 * * 1)').waitFor();
   t.match(await routines(), [{ schedule: '30 7 * * 1', enabled: false }]);
 
   await panel.getByRole('button', { name: 'Run Weekly digest now' }).click();

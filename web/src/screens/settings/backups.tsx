@@ -7,6 +7,7 @@ import { api, ok } from '../../client.ts';
 import { Table } from '../../components/Table.tsx';
 import { useData } from '../../data.ts';
 import { byteSize, dateTime } from '../../lib.ts';
+import { scheduleLabel } from '../../schedule.ts';
 import { failed, toast } from '../../state.ts';
 
 /** How long the list is watched for a run started here before the owner is told to look again later. */
@@ -59,8 +60,10 @@ export function Backups() {
       </div>
       {info && (
         <p class="muted">
-          {info.schedule ? `Scheduled: ${info.schedule}` : 'No schedule: backups run only when started'}.
-          Archives are kept in {info.directory}
+          {info.schedule
+            ? `Scheduled ${scheduleLabel(info.schedule)}`
+            : 'No schedule: backups run only when started'}
+          . Archives are kept in {info.directory}
           {info.encrypted ? ', encrypted with BACKUP_PASSPHRASE' : ''}. Keep the secret key with them.
         </p>
       )}

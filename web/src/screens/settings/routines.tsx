@@ -5,6 +5,7 @@ import { useSignal } from '@preact/signals';
 import { api, ok } from '../../client.ts';
 import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
+import { scheduleLabel } from '../../schedule.ts';
 import { failed, toast } from '../../state.ts';
 import type { Answer } from '../../types.ts';
 
@@ -88,7 +89,7 @@ export function Routines() {
       {(routines.data?.items ?? []).map((routine) => (
         <fieldset key={routine.id} aria-label={routine.name}>
           <legend>
-            <strong>{routine.name}</strong> <span class="muted small">{routine.schedule}</span>{' '}
+            <strong>{routine.name}</strong> <span class="muted small">{scheduleLabel(routine.schedule)}</span>{' '}
             <span class="badge">{routine.enabled ? 'enabled' : 'disabled'}</span>
           </legend>
           <div class="muted small">

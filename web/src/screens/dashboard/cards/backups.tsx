@@ -2,6 +2,7 @@
 // reported a run, how to connect one rather than a warning), then the hub's own backups: red when the last success is
 // older than their schedule allows, and their last runs (state, time, size).
 import { byteSize } from '../../../lib.ts';
+import { scheduleLabel } from '../../../schedule.ts';
 import type { Answer } from '../../../types.ts';
 import { when } from './parts.tsx';
 
@@ -38,7 +39,9 @@ export function BackupsCard({ data }: { data: Backups }) {
         {hub.stale && hub.stale_reason && <span class="muted small">{hub.stale_reason}</span>}
         {hub.runs.length === 0 ? (
           <span class="muted small">
-            {hub.schedule ? `No backup yet; scheduled ${hub.schedule}` : 'No backup yet; no schedule'}
+            {hub.schedule
+              ? `No backup yet; scheduled ${scheduleLabel(hub.schedule)}`
+              : 'No backup yet; no schedule'}
           </span>
         ) : (
           <ul class="card-list">
