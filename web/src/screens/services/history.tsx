@@ -4,11 +4,7 @@ import { api, ok } from '../../client.ts';
 import { Dialog } from '../../components/Dialog.tsx';
 import { useData } from '../../data.ts';
 import { ago } from '../../lib.ts';
-import { stateBadge } from './states.ts';
-
-function percent(value: number | null): string {
-  return value === null ? '—' : `${value}%`;
-}
+import { stateBadge, uptimeText } from './states.ts';
 
 export function ServiceHistory({
   service,
@@ -34,8 +30,8 @@ export function ServiceHistory({
         ) : (
           <>
             <p>
-              Uptime: {percent(data.uptime['24h'])} over 24 hours, {percent(data.uptime['7d'])} over 7 days,{' '}
-              {percent(data.uptime['30d'])} over 30 days
+              Uptime: {uptimeText(data.uptime['24h'])} over 24 hours, {uptimeText(data.uptime['7d'])} over 7
+              days, {uptimeText(data.uptime['30d'])} over 30 days
             </p>
             <section class="stack-tight" aria-label="Latest checks">
               <h3>Latest checks</h3>

@@ -13,7 +13,7 @@ import { failed, toast } from '../../state.ts';
 import type { Answer } from '../../types.ts';
 import { ServiceHistory } from './history.tsx';
 import { PushUrls } from './push.tsx';
-import { stateBadge } from './states.ts';
+import { stateBadge, uptimeText } from './states.ts';
 
 type Candidate = Answer<'/api/health/discovered'>['items'][number];
 type Service = Answer<'/api/health/services'>['groups'][number]['services'][number];
@@ -290,8 +290,8 @@ export default function Services() {
                       </span>
                     )}
                     <span class="muted small">
-                      {service.uptime_24h === null ? '—' : `${service.uptime_24h.toFixed(1)}%`} ·{' '}
-                      {service.latency_ms ?? '—'} ms · {ago(service.checked_at)}
+                      {uptimeText(service.uptime_24h)} · {service.latency_ms ?? '—'} ms ·{' '}
+                      {ago(service.checked_at)}
                     </span>
                   </div>
                   <span class="service-actions">

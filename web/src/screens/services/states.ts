@@ -5,3 +5,8 @@ export const stateBadge: Record<string, string> = {
   degraded: 'warning',
   warning: 'warning',
 };
+
+/** An uptime share in per cent to one decimal ("99.3%", "100%"), or a dash for a period without checks. */
+export function uptimeText(value: number | null): string {
+  return value === null ? '—' : `${Number(value.toFixed(1))}%`;
+}
