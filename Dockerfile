@@ -21,8 +21,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # The sources stay owned by root: the service can read its code but not change it.
 COPY . .
-# The browser app is built into the image, so the read-only sources need no build at start.
-RUN node scripts/build-web.ts
+# The browser app and the server's bundle are built into the image, so the read-only sources need no build at start.
+RUN node scripts/build-web.ts && node scripts/build-server.ts
 
 # The owner token (when OWNER_TOKEN is unset), voice clips and the like live in DATA_DIR.
 RUN mkdir -p /data && chown node:node /data
@@ -38,4 +38,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # SIGTERM (docker stop) finishes in-flight requests and jobs before exiting; give it the time (compose.yaml does).
 STOPSIGNAL SIGTERM
 # The memory flags are npm start's (README, "Resources").
-CMD ["node", "--optimize-for-size", "--max-semi-space-size=1", "--max-old-space-size=512", "main.ts"]
+CMD ["node", "--optimize-for-size", "--max-semi-space-size=1", "--max-old-space-size=512", "dist/main.js"]

@@ -285,5 +285,9 @@ t.test('the systemd unit restarts the hub after a crash and lets it stop its dat
   for (const directive of ['Restart=on-failure', 'KillMode=mixed', 'WantedBy=multi-user.target']) {
     t.match(unit?.text, new RegExp(`^${directive}$`, 'm'), directive);
   }
-  t.match(unit?.text, /^ExecStart=\S*node .*main\.ts$/m, 'node runs main.ts itself, so SIGTERM reaches it');
+  t.match(
+    unit?.text,
+    /^ExecStart=\S*node .*dist\/main\.js$/m,
+    'node runs the bundle (scripts/build-server.ts) itself, so SIGTERM reaches it',
+  );
 });

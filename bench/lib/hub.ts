@@ -37,7 +37,7 @@ async function hubPid(npmPid: number): Promise<number | undefined> {
     while (ancestor && ancestor !== npmPid) ancestor = parents.get(ancestor);
     if (!ancestor) continue;
     const words = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (path.basename(words[0]) === 'node' && words.some((word) => word.endsWith('main.ts'))) return pid;
+    if (path.basename(words[0]) === 'node' && words.some((word) => /main\.(ts|js)$/.test(word))) return pid;
   }
   return undefined;
 }

@@ -85,8 +85,8 @@ export interface Processes {
   dataDir(): Promise<string>;
   /** `node <script>` from the repository with only `env` (plus PATH, HOME and NODE_COMPILE_CACHE) in its environment. */
   spawn(script: string, env: Record<string, string>): Child;
-  /** `node main.ts` on a free port of 127.0.0.1, once /api/readyz answers 200. */
-  startService(env: Record<string, string>, timeoutMs?: number): Promise<Service>;
+  /** `node main.ts` (or `script`: the bundle) on a free port of 127.0.0.1, once /api/readyz answers 200. */
+  startService(env: Record<string, string>, timeoutMs?: number, script?: string): Promise<Service>;
 }
 
 /** The service's own database (its non-superuser role), as the runtime file of its data directory names it. */
@@ -140,10 +140,10 @@ export function processes(t: Teardown): Processes {
   });
 
   const processes: Processes = {
-    async startService(env, timeoutMs = 90_000) {
+    async startService(env, timeoutMs = 90_000, script = 'main.ts') {
       const port = await freePort();
       const started = performance.now();
-      const child = processes.spawn('main.ts', { PORT: String(port), HOST: '127.0.0.1', ...env });
+      const child = processes.spawn(script, { PORT: String(port), HOST: '127.0.0.1', ...env });
       const url = `http://127.0.0.1:${port}`;
       let exited = false;
       child.exited.then(() => {

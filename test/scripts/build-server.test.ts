@@ -1,0 +1,90 @@
+// The bundle npm start runs (scripts/build-server.ts), built into a scratch directory beside dist/: a build with
+// --if-stale over a current bundle does nothing and over an outdated one builds again; the bundle starts as the sources
+// do (database, migrations, worker), serves the web app, runs none of the repository's TypeScript modules and loads
+// none of the heavy libraries at start, and loads one on first use; its worker entry runs as `npm run worker` does.
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { buildServer } from '../../scripts/build-server.ts';
+import { heavyPackages, loadedModules, packagesOf, traceEnvironment } from '../helpers/modules.ts';
+import { processes, repoRoot } from '../helpers/process.ts';
+
+const procs = processes(t);
+const outDir = `dist-test-${randomBytes(4).toString('hex')}`;
+t.teardown(() => rm(path.join(repoRoot, outDir), { recursive: true, force: true }));
+
+t.test('a build, and --if-stale over it', async (t) => {
+  t.equal(await buildServer({ outDir, quiet: true }), true, 'built');
+  const files = await readdir(path.join(repoRoot, outDir));
+  t.ok(files.includes('main.js') && files.includes('worker.js'), 'both entry points are there');
+  t.equal(await buildServer({ outDir, ifStale: true, quiet: true }), false, 'a current bundle is kept');
+  await writeFile(path.join(repoRoot, outDir, '.sources'), 'an older fingerprint');
+  t.equal(
+    await buildServer({ outDir, ifStale: true, quiet: true }),
+    true,
+    'an outdated bundle is built again',
+  );
+  t.equal(await buildServer({ outDir, ifStale: true, quiet: true }), false, 'and then kept');
+  await t.rejects(buildServer({ outDir: 'nested/dist', quiet: true }), /right under the repository's root/);
+});
+
+t.test('the bundle runs the service', async (t) => {
+  const dataDir = await procs.dataDir();
+  const trace = path.join(path.dirname(dataDir), 'modules.txt');
+  const hub = await procs.startService(
+    { DATA_DIR: dataDir, LOG_LEVEL: 'info', ...traceEnvironment(trace) },
+    120_000,
+    `${outDir}/main.js`,
+  );
+  // Migrations (sql/, found from the bundle's directory) were applied, the worker started, the version was read.
+  await hub.child.waitForOutput(/Worker connected and looking for jobs/);
+  const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  t.match(hub.child.output(), `ops-hub ${version} listening`);
+  // The web app (web/dist, found from the bundle's directory).
+  const page = await fetch(`${hub.url}/`);
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-type'), /^text\/html/);
+  t.match(await page.text(), /<script type="module"/);
+
+  // `npm run worker` beside it, on the same data directory (the hub's runtime file names the database).
+  const worker = procs.spawn(`${outDir}/worker.js`, { DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+  await worker.waitForOutput(/worker running/, 60_000);
+  worker.process.kill('SIGTERM');
+  t.equal((await worker.exited).code, 0, 'the worker stops on SIGTERM');
+
+  // Last: the signal that asks for the list also stops the service (close-with-grace takes SIGUSR2 as a stop).
+  const list = await loadedModules(hub.child.pid, trace);
+  const ours = list.filter(
+    (url) => url.startsWith(pathToFileURL(repoRoot).href) && !url.includes('/node_modules/'),
+  );
+  t.ok(ours.includes(pathToFileURL(path.join(repoRoot, outDir, 'main.js')).href), 'the bundle ran');
+  t.same(
+    ours.filter((url) => url.endsWith('.ts') && !url.endsWith('/test/fixtures/module-trace.ts')),
+    [],
+    "none of the repository's TypeScript modules was loaded",
+  );
+  const packages = packagesOf(list);
+  t.ok(packages.has('fastify'), 'packages come from node_modules');
+  t.same(
+    heavyPackages.filter((name) => packages.has(name)),
+    [],
+    'no heavy library was loaded at start',
+  );
+
+  // Again on the same directory: a first request that loads a heavy library from a chunk of the bundle (the brand
+  // icon data and the renderer, found from the bundle's directory).
+  await hub.child.exited;
+  const again = await procs.startService(
+    { DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    120_000,
+    `${outDir}/main.js`,
+  );
+  const icon = await fetch(`${again.url}/api/icons/github.png?size=64`);
+  t.equal(icon.status, 200);
+  t.equal(icon.headers.get('content-type'), 'image/png');
+  t.same([...new Uint8Array(await icon.arrayBuffer()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
+});
