@@ -68,8 +68,16 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
       platform: 'node',
       external: isPackage,
       logLevel: 'warn',
-      // Not minified: stack traces keep the sources' names and lines stay readable.
-      output: { dir: building, format: 'esm', chunkFileNames: '[name]-[hash].js' },
+      // Not minified: stack traces keep the sources' names and the code stays readable. Without the sources' doc
+      // comments, whose text the heap would hold, and ASCII only: V8 keeps a source with one character beyond
+      // Latin-1 (a ’ in a description) as two bytes a character, the whole chunk's text.
+      output: {
+        dir: building,
+        format: 'esm',
+        chunkFileNames: '[name]-[hash].js',
+        charset: 'ascii',
+        comments: { legal: true, annotation: false, jsdoc: false },
+      },
     });
     await writeFile(path.join(building, '.sources'), sources);
     const old = `${out}.${randomBytes(4).toString('hex')}.old`;

@@ -85,6 +85,8 @@ function fileObject(sql: Db) {
 
 /** Payloads up to this size are listed whole. */
 const wholePayloadBytes = 4096;
+/** The end of a cut string, as a parameter: the server's bundle keeps its query texts ASCII (scripts/build-server.ts). */
+const ellipsis = '…';
 
 /**
  * A list item's payload: whole when small, else each long string cut to its first 500 characters and each large
@@ -95,7 +97,7 @@ function summaryColumns(sql: Db) {
     case when coalesce(octet_length(payload::text), 0) <= ${wholePayloadBytes} then payload
     else (select jsonb_object_agg(key, case
         when jsonb_typeof(value) = 'string' and length(value #>> '{}') > 500
-          then to_jsonb(left(value #>> '{}', 500) || '…')
+          then to_jsonb(left(value #>> '{}', 500) || ${ellipsis}::text)
         when jsonb_typeof(value) in ('object', 'array') and octet_length(value::text) > 1000
           then to_jsonb(format('(%s bytes, see the change itself)', octet_length(value::text)))
         else value end)

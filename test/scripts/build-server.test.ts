@@ -19,6 +19,16 @@ t.test('a build, and --if-stale over it', async (t) => {
   t.equal(await buildServer({ outDir, quiet: true }), true, 'built');
   const files = await readdir(path.join(repoRoot, outDir));
   t.ok(files.includes('main.js') && files.includes('worker.js'), 'both entry points are there');
+  // Latin-1 only, so V8 holds each chunk's text at one byte a character.
+  for (const file of files.filter((name) => name.endsWith('.js'))) {
+    const text = await readFile(path.join(repoRoot, outDir, file), 'utf8');
+    const wide = [...text].findIndex((character) => (character.codePointAt(0) ?? 0) > 0xff);
+    t.equal(
+      wide,
+      -1,
+      `${file} is Latin-1${wide < 0 ? '' : `: ${JSON.stringify(text.slice(wide - 60, wide + 1))}`}`,
+    );
+  }
   t.equal(await buildServer({ outDir, ifStale: true, quiet: true }), false, 'a current bundle is kept');
   await writeFile(path.join(repoRoot, outDir, '.sources'), 'an older fingerprint');
   t.equal(
