@@ -6,7 +6,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data \
-    NODE_COMPILE_CACHE=/tmp/node-compile-cache
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache \
+    MALLOC_ARENA_MAX=2
 
 WORKDIR /app
 
