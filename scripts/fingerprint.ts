@@ -1,7 +1,8 @@
 // A fingerprint of a source tree, so a build run with --if-stale (npm start runs both the web app's and the
 // server's so) can tell in a few milliseconds that its output is current.
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 async function files(dir: string, skip: readonly string[]): Promise<string[]> {
@@ -27,12 +28,10 @@ export async function fingerprint(
 ): Promise<string> {
   const hash = createHash('sha256');
   const listed = (await files(root, options.skip)).filter(options.include ?? (() => true));
+  // Read one after another synchronously: a start waits on this, and hundreds of small asynchronous reads in turn
+  // took ten times longer.
   for (const file of [...listed, ...(options.extra ?? [])]) {
-    hash
-      .update(path.relative(root, file))
-      .update('\0')
-      .update(await readFile(file))
-      .update('\0');
+    hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
 }
