@@ -13,7 +13,7 @@
 // The output sits one directory below the repository's root, as lib/ and plugins/ do: the paths the code finds from
 // its own place (sql/, web/dist, package.json) hold from both.
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fingerprint } from './fingerprint.ts';
 
@@ -43,9 +43,20 @@ function serverFingerprint(outName: string): Promise<string> {
   });
 }
 
+/** The entry points and the fingerprint: put in place after the chunks they import. */
+const lastInPlace = ['main.js', 'worker.js', '.sources'];
+/** How long a chunk no build wrote since stays, for a process started from an earlier build. */
+const chunkKeptMs = 7 * 24 * 3600_000;
+
 /**
- * Builds the bundle into `outDir` (a directory right under the repository's root, `dist` unless told), replacing
- * what was there only once the new build is complete. Returns false when `ifStale` found it current.
+ * Builds the bundle into `outDir` (a directory right under the repository's root, `dist` unless told). Returns false
+ * when `ifStale` found it current.
+ *
+ * The new files are built beside the output and each renamed into place, the chunks first and the entry points and
+ * the fingerprint last, so a start never sees half a build. A chunk's name carries its content's hash: a process
+ * started from an earlier build (a worker left running while the hub restarts after an update) still finds the chunks
+ * it loads on first use, and builds started together (npm start and npm run worker right after an update) write the
+ * same files. Chunks no build has written for a week are removed.
  */
 export async function buildServer(options: { ifStale?: boolean; outDir?: string; quiet?: boolean } = {}) {
   const outName = options.outDir ?? 'dist';
@@ -59,7 +70,6 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
 
   const started = performance.now();
   const { build } = await import('rolldown');
-  // Built beside the output and renamed over it, so a start that runs the old bundle meanwhile never sees half a new one.
   const building = `${out}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await build({
@@ -80,12 +90,16 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
       },
     });
     await writeFile(path.join(building, '.sources'), sources);
-    const old = `${out}.${randomBytes(4).toString('hex')}.old`;
-    await rename(out, old).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    await rename(building, out);
-    await rm(old, { recursive: true, force: true });
+    const built = await readdir(building);
+    await mkdir(out, { recursive: true });
+    const inOrder = [...built.filter((name) => !lastInPlace.includes(name)), ...lastInPlace];
+    for (const name of inOrder) await rename(path.join(building, name), path.join(out, name));
+    const keptSince = Date.now() - chunkKeptMs;
+    for (const name of await readdir(out)) {
+      if (built.includes(name)) continue;
+      const file = path.join(out, name);
+      if ((await stat(file)).mtimeMs < keptSince) await rm(file, { force: true });
+    }
   } finally {
     await rm(building, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@
 // do (database, migrations, worker), serves the web app, runs none of the repository's TypeScript modules and loads
 // none of the heavy libraries at start, and loads one on first use; its worker entry runs as `npm run worker` does.
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
@@ -38,6 +38,37 @@ t.test('a build, and --if-stale over it', async (t) => {
   );
   t.equal(await buildServer({ outDir, ifStale: true, quiet: true }), false, 'and then kept');
   await t.rejects(buildServer({ outDir: 'nested/dist', quiet: true }), /right under the repository's root/);
+});
+
+t.test("a rebuild keeps an earlier build's chunks for a week", async (t) => {
+  // What an earlier build wrote and this one does not: a process started from it may still load them.
+  const recent = path.join(repoRoot, outDir, 'earlier-AAAAAAAA.js');
+  const weekOld = path.join(repoRoot, outDir, 'earlier-BBBBBBBB.js');
+  await writeFile(recent, 'export {};\n');
+  await writeFile(weekOld, 'export {};\n');
+  const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
+  await utimes(weekOld, eightDaysAgo, eightDaysAgo);
+  t.equal(await buildServer({ outDir, quiet: true }), true);
+  const files = await readdir(path.join(repoRoot, outDir));
+  t.ok(files.includes('earlier-AAAAAAAA.js'), 'a chunk written days ago stays');
+  t.notOk(files.includes('earlier-BBBBBBBB.js'), 'one no build wrote for a week is removed');
+  await rm(recent, { force: true });
+});
+
+t.test('builds of the same sources at once (npm start and npm run worker after an update)', async (t) => {
+  const results = await Promise.allSettled(
+    Array.from({ length: 3 }, () => buildServer({ outDir, quiet: true })),
+  );
+  t.same(
+    results.map((result) => (result.status === 'rejected' ? String(result.reason) : result.value)),
+    [true, true, true],
+  );
+  t.equal(await buildServer({ outDir, ifStale: true, quiet: true }), false, 'one complete bundle is there');
+  t.same(
+    (await readdir(repoRoot)).filter((name) => name.startsWith(`${outDir}.`)),
+    [],
+    'and no half-built copy beside it',
+  );
 });
 
 t.test('the bundle runs the service', async (t) => {
