@@ -13,9 +13,9 @@
 // The output sits one directory below the repository's root, as lib/ and plugins/ do: the paths the code finds from
 // its own place (sql/, web/dist, package.json) hold from both.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fingerprint } from './fingerprint.ts';
+import { builtFrom, fingerprint, stampName } from './fingerprint.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** What the service's bundle is not built from: other programs' sources, data, outputs. */
@@ -44,7 +44,7 @@ function serverFingerprint(outName: string): Promise<string> {
 }
 
 /** The entry points and the fingerprint: put in place after the chunks they import. */
-const lastInPlace = ['main.js', 'worker.js', '.sources'];
+const lastInPlace = ['main.js', 'worker.js', stampName];
 /** How long a chunk no build wrote since stays, for a process started from an earlier build. */
 const chunkKeptMs = 7 * 24 * 3600_000;
 
@@ -64,9 +64,8 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
     throw new Error(`${outName}: the bundle goes in a directory right under the repository's root`);
   }
   const out = path.join(root, outName);
-  const stamp = path.join(out, '.sources');
   const sources = await serverFingerprint(outName);
-  if (options.ifStale && (await readFile(stamp, 'utf8').catch(() => '')) === sources) return false;
+  if (options.ifStale && (await builtFrom(out, sources))) return false;
 
   const started = performance.now();
   const { build } = await import('rolldown');
@@ -89,7 +88,7 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
         comments: { legal: true, annotation: false, jsdoc: false },
       },
     });
-    await writeFile(path.join(building, '.sources'), sources);
+    await writeFile(path.join(building, stampName), sources);
     const built = await readdir(building);
     await mkdir(out, { recursive: true });
     const inOrder = [...built.filter((name) => !lastInPlace.includes(name)), ...lastInPlace];
@@ -98,7 +97,9 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
     for (const name of await readdir(out)) {
       if (built.includes(name)) continue;
       const file = path.join(out, name);
-      if ((await stat(file)).mtimeMs < keptSince) await rm(file, { force: true });
+      // A build running beside this one may have removed it already.
+      const written = await stat(file).catch(() => null);
+      if (written && written.mtimeMs < keptSince) await rm(file, { force: true });
     }
   } finally {
     await rm(building, { recursive: true, force: true });

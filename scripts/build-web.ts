@@ -1,12 +1,12 @@
 // npm run build:web: builds the browser app (web/) into web/dist with Vite, in this process. With --if-stale it
 // builds only when web/dist is missing or older than its sources (npm start runs it so: a first start builds, the
 // next ones start at once). The sources' fingerprint is kept in web/dist/.sources.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fingerprint } from './fingerprint.ts';
+import { builtFrom, fingerprint, stampName } from './fingerprint.ts';
 
 const web = path.resolve(import.meta.dirname, '..', 'web');
-const stamp = path.join(web, 'dist', '.sources');
+const dist = path.join(web, 'dist');
 
 /** A hash of every source file of the app, names and contents. */
 function webFingerprint(): Promise<string> {
@@ -15,14 +15,14 @@ function webFingerprint(): Promise<string> {
 
 export async function buildWeb(options: { ifStale?: boolean; quiet?: boolean } = {}): Promise<boolean> {
   const sources = await webFingerprint();
-  if (options.ifStale && (await readFile(stamp, 'utf8').catch(() => '')) === sources) return false;
+  if (options.ifStale && (await builtFrom(dist, sources))) return false;
   const { build } = await import('vite');
   await build({
     configFile: path.join(web, 'vite.config.ts'),
     root: web,
     logLevel: options.quiet ? 'warn' : 'info',
   });
-  await writeFile(stamp, sources);
+  await writeFile(path.join(dist, stampName), sources);
   return true;
 }
 

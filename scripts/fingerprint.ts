@@ -2,7 +2,7 @@
 // server's so) can tell in a few milliseconds that its output is current.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 async function files(dir: string, skip: readonly string[]): Promise<string[]> {
@@ -34,4 +34,12 @@ export async function fingerprint(
     hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
+}
+
+/** The file in a build's output that keeps the fingerprint of the sources it was built from. */
+export const stampName = '.sources';
+
+/** Whether the output in `dir` was built from sources of this fingerprint. */
+export async function builtFrom(dir: string, sources: string): Promise<boolean> {
+  return (await readFile(path.join(dir, stampName), 'utf8').catch(() => '')) === sources;
 }
