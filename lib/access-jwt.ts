@@ -3,7 +3,7 @@
 // including the key set being down or hanging, fails closed to "not the owner" so the bearer token stays the way in.
 import { createVerifier, TokenError } from 'fast-jwt';
 import buildGetJwks from 'get-jwks';
-import { Agent, Dispatcher1Wrapper } from 'undici';
+import { undici } from './safe-fetch.ts';
 
 /** The slice of a pino/Fastify logger the verifier writes to; reasons only, never the token. */
 export interface AccessLog {
@@ -91,13 +91,13 @@ export function createAccessVerifier(
   // get-jwks ignores its `timeout` option and calls the built-in fetch, so the limits live in the dispatcher.
   // Node 24's bundled fetch speaks the older handler API; Dispatcher1Wrapper adapts undici 8's agent to it
   // (passing the agent bare makes every fetch fail with "invalid onRequestStart method").
-  const agent = new Agent({
+  const agent = new (undici().Agent)({
     connectTimeout: options.connectTimeoutMs ?? 3_000,
     headersTimeout: responseTimeoutMs,
     bodyTimeout: responseTimeoutMs,
   });
   // Only the type declarations of the two undici versions differ here, not the runtime contract.
-  const dispatcher = new Dispatcher1Wrapper(agent) as unknown as BuiltinDispatcher;
+  const dispatcher = new (undici().Dispatcher1Wrapper)(agent) as unknown as BuiltinDispatcher;
 
   const certs = new URL(access.certsUrl);
   const domain = `${certs.origin}/`;

@@ -16,11 +16,19 @@ export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** `make()` on the first call, and the same value on every call after it. */
+export function onFirstUse<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
 /**
  * A module needed inside synchronous code, loaded with require() on the first call: a CommonJS package, or an ES
  * module without top-level await (the same instance `import` gives). `specifier` is a package name.
  */
 export function lazyRequire<T>(specifier: string): () => T {
-  let loaded: T | undefined;
-  return () => (loaded ??= require(specifier) as T);
+  return onFirstUse(() => require(specifier) as T);
 }

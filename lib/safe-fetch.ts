@@ -23,7 +23,8 @@ import { lookup as dnsLookupCallback } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, type Dispatcher, Dispatcher1Wrapper } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import {
   isCloudMetadata,
   isMetadataAddress,
@@ -31,6 +32,14 @@ import {
   normalHost,
   type PrivateAllowList,
 } from './address-policy.ts';
+import { lazyRequire } from './lazy.ts';
+
+/**
+ * undici, required on the first outbound request: about 110 modules and 5 MB of heap that a hub calling nothing out
+ * (a new one, or one that only serves its pages) would otherwise hold from its start. Every module that makes a
+ * request takes it from here.
+ */
+export const undici = lazyRequire<typeof Undici>('undici');
 
 export type FetchRefusalRule =
   | 'url'
@@ -417,7 +426,7 @@ function guardedConnector(
   tls: { rejectUnauthorized?: boolean; ca?: Buffer | string; cert?: string; key?: string } = {},
 ): buildConnector.connector {
   // HTTP/1.1 only: every site speaks it, and one protocol keeps the limits below behaving one way.
-  const open = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false, ...tls });
+  const open = undici().buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false, ...tls });
   return (options, callback) => {
     connectChecked(policy, open, options).then(
       (socket) => callback(null, socket),
@@ -443,7 +452,7 @@ function agentFor(policy: AddressPolicy): Agent {
       entry.allowList === policy.allowList,
   );
   if (found) return found.agent;
-  const agent = new Agent({ connect: guardedConnector(policy) });
+  const agent = new (undici().Agent)({ connect: guardedConnector(policy) });
   agents.push({ ...policy, agent });
   if (agents.length > MAX_AGENTS) {
     // close() lets requests in flight on the evicted agent finish.
@@ -488,7 +497,7 @@ export function upstreamAgent(options: UpstreamAgentOptions = {}): Agent {
     treatAsPublic: undefined,
     allowList: null,
   };
-  return new Agent({
+  return new (undici().Agent)({
     ...agentOptions,
     connect: guardedConnector(policy, { rejectUnauthorized, ca, cert, key }),
   });
@@ -500,7 +509,7 @@ export type BuiltinDispatcher = NonNullable<RequestInit['dispatcher']>;
 /** upstreamAgent for Node's built-in fetch. */
 export function upstreamFetchDispatcher(options: UpstreamAgentOptions = {}): BuiltinDispatcher {
   // Only the type declarations of the two undici versions differ here, not the runtime contract.
-  return new Dispatcher1Wrapper(upstreamAgent(options)) as unknown as BuiltinDispatcher;
+  return new (undici().Dispatcher1Wrapper)(upstreamAgent(options)) as unknown as BuiltinDispatcher;
 }
 
 /**

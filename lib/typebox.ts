@@ -5,7 +5,7 @@
 import type { TSchema } from 'typebox';
 import type * as TypeboxCompile from 'typebox/compile';
 import type * as TypeboxValue from 'typebox/value';
-import { lazyRequire } from './lazy.ts';
+import { lazyRequire, onFirstUse } from './lazy.ts';
 
 const compileModule = lazyRequire<typeof TypeboxCompile>('typebox/compile');
 const valueModule = lazyRequire<typeof TypeboxValue>('typebox/value');
@@ -28,6 +28,5 @@ type Compiled<Type extends TSchema> = ReturnType<typeof TypeboxCompile.Compile<T
 
 /** Compile(type) on the returned function's first call: a module declares its checkers at load, compiled on use. */
 export function compiledOnUse<const Type extends TSchema>(type: Type): () => Compiled<Type> {
-  let validator: Compiled<Type> | undefined;
-  return () => (validator ??= Compile(type));
+  return onFirstUse(() => Compile(type));
 }

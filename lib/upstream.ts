@@ -2,9 +2,10 @@
 // live on the LAN, so only cloud metadata is refused (lib/safe-fetch.ts, upstreamAgent); every call has a time limit
 // and TLS is verified unless a dispatcher says otherwise. A failure is an UpstreamError saying what went wrong in words a person can act on: the upstream's
 // own status and reason, a timeout, or a refused connection. It never becomes our status.
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type ErrorCode, HubError, hubError, statusPhrase } from './errors.ts';
-import { GuardError, upstreamAgent } from './safe-fetch.ts';
+import { onFirstUse } from './lazy.ts';
+import { GuardError, undici, upstreamAgent } from './safe-fetch.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -36,7 +37,7 @@ export interface UpstreamRequest {
 }
 
 const maxBodyBytes = 4 * 1024 * 1024;
-const ownerUpstream = upstreamAgent();
+const ownerUpstream = onFirstUse(() => upstreamAgent());
 
 function failureReason(error: unknown, timeoutMs: number): string {
   if (error instanceof GuardError) return `refused: ${error.message}`;
@@ -63,7 +64,7 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
   let response: Dispatcher.ResponseData;
   let text: string;
   try {
-    response = await request(url, {
+    response = await undici().request(url, {
       method: options.method ?? 'GET',
       headers: {
         accept: 'application/json',
@@ -72,7 +73,7 @@ export async function callUpstream(url: string, options: UpstreamRequest): Promi
       },
       body: options.json === undefined ? options.body : JSON.stringify(options.json),
       signal,
-      dispatcher: options.dispatcher ?? ownerUpstream,
+      dispatcher: options.dispatcher ?? ownerUpstream(),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });

@@ -8,6 +8,7 @@
 import { createInterface } from 'node:readline';
 import type { AssistantRunnerConfig } from '../../config/assistant.ts';
 import { childEnvironment, outputTail, splitCommand, startCommand, startFailure } from '../../lib/command.ts';
+import { onFirstUse } from '../../lib/lazy.ts';
 import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';
 import type { RunnerEvent } from './events.ts';
 import { StreamJsonReader } from './stream-json.ts';
@@ -107,7 +108,7 @@ export function commandRunner(config: Extract<AssistantRunnerConfig, { runner: '
 type Json = Record<string, unknown>;
 
 // The model endpoint is the owner's (ASSISTANT_URL): a LAN server is fine, cloud metadata never.
-const modelDispatcher = upstreamFetchDispatcher();
+const modelDispatcher = onFirstUse(() => upstreamFetchDispatcher());
 
 interface AssembledCall {
   id: string;
@@ -165,7 +166,7 @@ export function openaiRunner(config: Extract<AssistantRunnerConfig, { runner: 'o
             accept: 'text/event-stream',
             ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
           },
-          dispatcher: modelDispatcher,
+          dispatcher: modelDispatcher(),
           body: JSON.stringify({
             model: config.model,
             messages,

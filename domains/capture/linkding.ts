@@ -7,10 +7,10 @@
 // linkding is an upstream the owner configures, so it is called with a plain client (timeouts, TLS verified); the
 // bookmarked URLs themselves are fetched later by ingest.url through the guarded client.
 import { type Static, Type } from 'typebox';
-import { request } from 'undici';
 import type { LinkdingConfig } from '../../config/capture.ts';
 import { HubError } from '../../lib/errors.ts';
-import { upstreamAgent } from '../../lib/safe-fetch.ts';
+import { onFirstUse } from '../../lib/lazy.ts';
+import { undici, upstreamAgent } from '../../lib/safe-fetch.ts';
 import { Check } from '../../lib/typebox.ts';
 import { cronItem, type DomainCron, type JobDeps } from '../../worker/contract.ts';
 import { integrationSettings } from '../integrations/resolve.ts';
@@ -41,7 +41,7 @@ const pageSize = 100;
 const maxPages = 100;
 const timeouts = { headersTimeout: 10_000, bodyTimeout: 30_000 };
 // linkding is the owner's, and so are the `next` page URLs it answers with: the LAN is fine, cloud metadata never.
-const dispatcher = upstreamAgent();
+const dispatcher = onFirstUse(() => upstreamAgent());
 const source = 'linkding';
 
 export interface SyncReport {
@@ -60,11 +60,11 @@ export function firstPageUrl(config: LinkdingConfig, cursor: Date | null): URL {
 }
 
 async function readPage(config: LinkdingConfig, url: URL): Promise<Static<typeof LinkdingPage>> {
-  const res = await request(url, {
+  const res = await undici().request(url, {
     method: 'GET',
     headers: { authorization: `Token ${config.token}`, accept: 'application/json' },
     ...timeouts,
-    dispatcher,
+    dispatcher: dispatcher(),
   });
   const text = await res.body.text();
   if (res.statusCode !== 200) {

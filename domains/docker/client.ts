@@ -2,8 +2,8 @@
 // version (`GET /version`, the integration's test). The daemon is reached on its unix socket, or over TCP, plain or
 // TLS with the client certificate the daemon asks for (as the docker CLI reads DOCKER_CERT_PATH). Paths carry no API
 // version: the daemon answers them in its own, and every field read here has been in the answer since API 1.24.
-import { Agent, type Dispatcher } from 'undici';
-import { upstreamAgent } from '../../lib/safe-fetch.ts';
+import type { Dispatcher } from 'undici';
+import { undici, upstreamAgent } from '../../lib/safe-fetch.ts';
 import { callUpstream, UpstreamError } from '../../lib/upstream.ts';
 
 export interface DockerSettings {
@@ -47,7 +47,10 @@ function endpoint(settings: DockerSettings, timeoutMs: number): { base: string; 
     // The socket is a local file the owner named: no address to guard. The host name is only the Host header.
     return {
       base: 'http://docker',
-      dispatcher: new Agent({ ...timeouts, connect: { socketPath: settings.host.slice('unix://'.length) } }),
+      dispatcher: new (undici().Agent)({
+        ...timeouts,
+        connect: { socketPath: settings.host.slice('unix://'.length) },
+      }),
     };
   }
   const address = settings.host.replace(/^[a-z]+:\/\//, '').replace(/\/+$/, '');

@@ -5,9 +5,9 @@
 // redirect (lib/safe-fetch.ts, upstreamAgent). The service's own basic-auth credentials and headers go with the
 // request to its URL's origin, never to another a redirect points at.
 import net from 'node:net';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { isCloudMetadata } from '../../lib/address-policy.ts';
-import { upstreamAgent, upstreamLookup } from '../../lib/safe-fetch.ts';
+import { undici, upstreamAgent, upstreamLookup } from '../../lib/safe-fetch.ts';
 import { type Certificate, readCertificate, trustedCertificates } from './certificate.ts';
 import type { BasicAuth, Definition, Headers } from './definition.ts';
 import { answerMatches, queryDns } from './dns.ts';
@@ -179,7 +179,7 @@ async function httpRequest(
     const sameOrigin = url.origin === first.origin;
     const credentials =
       target.basic_auth && sameOrigin ? { authorization: basicAuthorization(target.basic_auth) } : {};
-    const response = await request(url, {
+    const response = await undici().request(url, {
       method: hop === 0 ? target.method : 'GET',
       headers: {
         'user-agent': userAgent,

@@ -5,10 +5,11 @@
 import net from 'node:net';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Config } from '../../config/index.ts';
 import { isCloudMetadata } from '../../lib/address-policy.ts';
-import { upstreamAgent } from '../../lib/safe-fetch.ts';
+import { onFirstUse } from '../../lib/lazy.ts';
+import { undici, upstreamAgent } from '../../lib/safe-fetch.ts';
 import { eachLimited } from './checks.ts';
 import { type Definition, defaults, httpTarget, tcpTarget } from './definition.ts';
 import { recognisePort, recogniseWeb, tlsFirstPorts } from './recognise.ts';
@@ -60,8 +61,8 @@ function portOpen(host: string, port: number, timeoutMs: number): Promise<boolea
   });
 }
 
-const verifying = upstreamAgent({ rejectUnauthorized: true, pipelining: 0 });
-const lenient = upstreamAgent({ rejectUnauthorized: false, pipelining: 0 });
+const verifying = onFirstUse(() => upstreamAgent({ rejectUnauthorized: true, pipelining: 0 }));
+const lenient = onFirstUse(() => upstreamAgent({ rejectUnauthorized: false, pipelining: 0 }));
 const maxPageBytes = 256 * 1024;
 
 interface WebPage {
@@ -87,8 +88,8 @@ export function pageTitle(html: string): string | null {
   return title ? title.slice(0, 200) : null;
 }
 
-async function fetchPage(url: string, agent: typeof verifying, timeoutMs: number) {
-  const response = await request(url, {
+async function fetchPage(url: string, agent: Dispatcher, timeoutMs: number) {
+  const response = await undici().request(url, {
     method: 'GET',
     headers: { 'user-agent': 'ops-hub-discovery', accept: 'text/html,*/*;q=0.5' },
     dispatcher: agent,
@@ -120,13 +121,13 @@ export async function probeWeb(host: string, port: number, timeoutMs: number): P
       return {
         scheme,
         verified: true,
-        ...(await fetchPage(url, scheme === 'https' ? verifying : lenient, timeoutMs)),
+        ...(await fetchPage(url, scheme === 'https' ? verifying() : lenient(), timeoutMs)),
       };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       if (scheme === 'https' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code)) {
         try {
-          return { scheme, verified: false, ...(await fetchPage(url, lenient, timeoutMs)) };
+          return { scheme, verified: false, ...(await fetchPage(url, lenient(), timeoutMs)) };
         } catch {
           // Not a web server after all.
         }

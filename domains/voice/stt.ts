@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { SttConfig } from '../../config/voice.ts';
 import { CommandError, childEnvironment, outputTail, runCommand, splitCommand } from '../../lib/command.ts';
 import { hubError } from '../../lib/errors.ts';
+import { onFirstUse } from '../../lib/lazy.ts';
 import { upstreamFetchDispatcher } from '../../lib/safe-fetch.ts';
 import type { AudioType } from './audio.ts';
 
@@ -30,7 +31,7 @@ export interface SttInput {
 
 const maxTranscriptBytes = 1024 * 1024;
 // STT_URL is the owner's server: on the LAN as likely as not, never cloud metadata.
-const dispatcher = upstreamFetchDispatcher();
+const dispatcher = onFirstUse(() => upstreamFetchDispatcher());
 
 function failed(message: string) {
   return hubError('STT_FAILED', `speech-to-text failed: ${message}`);
@@ -57,7 +58,7 @@ async function postForm(
       method: 'POST',
       body: form,
       headers,
-      dispatcher,
+      dispatcher: dispatcher(),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {

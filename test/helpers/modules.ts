@@ -24,6 +24,7 @@ export const heavyPackages = [
   'diff', // lib/text-diff.ts
   'yauzl', // lib/zip.ts, domains/hub-backup/archive.ts
   'yazl', // domains/hub-backup/archive.ts, domains/transfer/export.ts
+  'undici', // lib/safe-fetch.ts: the first outbound request
 ];
 
 /** The environment that makes a service record its modules into `file`. */
