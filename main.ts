@@ -15,6 +15,7 @@ import {
 } from './lib/embedded-postgres.ts';
 import { clearIncoming, incomingLeftoverMs } from './lib/incoming.ts';
 import { DataDirInUseError, type InstanceLock, lockDataDir } from './lib/instance-lock.ts';
+import { type MemoryRelease, releaseFreedMemory } from './lib/memory.ts';
 import { migrate } from './lib/migrate.ts';
 import { judgeUnhandledRejections } from './lib/rejections.ts';
 import { version } from './lib/version.ts';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
       };
 
   let app: FastifyInstance | null = null;
+  let memory: MemoryRelease | null = null;
   let sql: Sql | null = null;
   // The pool exists before the app's logger does; once the app is built its warnings go through that logger.
   const dbLog: DbLogger = { warn: (object, message) => console.warn(`[database] ${message}`, object) };
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
   const grace = closeWithGrace({ delay: 15_000, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
     if (err) (app?.log ?? console).error({ err }, 'shutting down after an error');
     else app?.log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
+    memory?.stop();
     try {
       // Stops accepting connections, waits for in-flight requests, then stops the worker (jobs plugin onClose).
       await app?.close();
@@ -191,6 +194,10 @@ async function main(): Promise<void> {
     { version, database: described, worker: config.jobs.workerMode, ready_ms: Math.round(performance.now()) },
     `ops-hub ${version} listening on http://${config.server.host}:${config.server.port} (database: ${described})`,
   );
+  // The start is over: the memory it used and freed goes back to the system, and so does what later work frees.
+  memory = releaseFreedMemory({
+    onRelease: (rss) => log.debug({ rss_before: rss.before, rss_after: rss.after }, 'returned freed memory'),
+  });
   if (owner.generated) {
     console.log(
       [

@@ -7,6 +7,7 @@ import type { TaskList } from 'graphile-worker';
 import { type Config, loadConfigOrExit } from '../config/index.ts';
 import { describeDatabaseUrl, runtimeFile } from '../config/server.ts';
 import { assertNotSuperuser, createSql, endSql, type Sql } from '../lib/db.ts';
+import { releaseFreedMemory } from '../lib/memory.ts';
 import { migrate } from '../lib/migrate.ts';
 import { judgeUnhandledRejections } from '../lib/rejections.ts';
 import { hub } from '../modules.ts';
@@ -105,7 +106,14 @@ export async function runWorkerProcess(
     cron: true,
     recoverySweepMs,
   });
-  stopRunner = () => worker.stop();
+  // As in the hub (main.ts): the start's freed memory, and what jobs free later, go back to the system.
+  const memory = releaseFreedMemory({
+    onRelease: (rss) => log.debug({ rss_before: rss.before, rss_after: rss.after }, 'returned freed memory'),
+  });
+  stopRunner = () => {
+    memory.stop();
+    return worker.stop();
+  };
   log.info(
     {
       database: describeDatabaseUrl(url),

@@ -120,10 +120,18 @@ t.test('the bundle runs the service', async (t) => {
   // icon data and the renderer, found from the bundle's directory).
   await hub.child.exited;
   const again = await procs.startService(
-    { DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    { DATA_DIR: dataDir, LOG_LEVEL: 'debug' },
     120_000,
     `${outDir}/main.js`,
   );
+  // Once ready, the memory the start freed went back to the system (lib/memory.ts; Linux with glibc, as here).
+  await again.child.waitForOutput(/returned freed memory/);
+  const released = again.child
+    .stdout()
+    .split('\n')
+    .find((line) => line.includes('returned freed memory'));
+  const rss = JSON.parse(released ?? '{}') as { rss_before: number; rss_after: number };
+  t.ok(rss.rss_after < rss.rss_before, `resident set ${rss.rss_before} -> ${rss.rss_after} bytes`);
   const icon = await fetch(`${again.url}/api/icons/github.png?size=64`);
   t.equal(icon.status, 200);
   t.equal(icon.headers.get('content-type'), 'image/png');

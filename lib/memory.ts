@@ -1,0 +1,83 @@
+// Memory the process has freed goes back to the system. glibc's allocator keeps what a process frees for the
+// process's own later use and returns only what lies at the top of its heap. A start frees megabytes in the middle of
+// it: the parser's and compilers' scratch memory, and Node's compile cache, which holds a copy of every module's
+// compiled code it read until that cache is flushed. A burst of requests leaves the same behind. malloc_trim(0) hands
+// every whole free page back. Linux with glibc only: musl and macOS have no such call and return memory on their own
+// terms. The call goes through ffi-rs (a prebuilt binary per platform, no build at install), required on the first
+// release; where it cannot load or libc.so.6 is not there, nothing is done.
+import module from 'node:module';
+import type * as Ffi from 'ffi-rs';
+import { lazyRequire } from './lazy.ts';
+
+const ffi = lazyRequire<typeof Ffi>('ffi-rs');
+
+let mallocTrim: (() => boolean) | null | undefined;
+
+function loadMallocTrim(): (() => boolean) | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const { DataType, define, open } = ffi();
+    open({ library: 'libc', path: 'libc.so.6' });
+    const { malloc_trim } = define({
+      malloc_trim: { library: 'libc', retType: DataType.I32, paramsType: [DataType.U64] },
+    });
+    // malloc_trim(pad) answers 1 when it returned memory, 0 when there was none to return.
+    return () => malloc_trim([0]) === 1;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Returns the whole free pages of the process's heap to the system: true when there was something to return,
+ * false when there was not, null where this cannot be done (not Linux with glibc).
+ */
+export function returnFreedMemory(): boolean | null {
+  mallocTrim ??= loadMallocTrim();
+  return mallocTrim === null ? null : mallocTrim();
+}
+
+export interface MemoryReleaseOptions {
+  /** How often the resident set is looked at (default 5 s). */
+  intervalMs?: number;
+  /** Growth of the resident set since the last release that makes the next look release again (default 4 MB). */
+  growthBytes?: number;
+  /** Told about each release that was done, with the resident set before and after (bytes). */
+  onRelease?: (release: { before: number; after: number }) => void;
+}
+
+export interface MemoryRelease {
+  stop(): void;
+}
+
+/**
+ * For a started process: flushes the compile cache (what it holds is written if new, then dropped) and returns the
+ * start's freed memory now; then, every `intervalMs`, returns freed memory again once the resident set has grown by
+ * `growthBytes` since the last release, as it does over a burst of work. A look is one read of the resident set;
+ * a release walks the heap's free lists, about a millisecond at this size.
+ */
+export function releaseFreedMemory(options: MemoryReleaseOptions = {}): MemoryRelease {
+  const { intervalMs = 5_000, growthBytes = 4 * 1024 * 1024, onRelease } = options;
+  let settled = process.memoryUsage.rss();
+  const release = () => {
+    const before = process.memoryUsage.rss();
+    const done = returnFreedMemory();
+    settled = process.memoryUsage.rss();
+    if (done !== null) onRelease?.({ before, after: settled });
+    return done;
+  };
+  module.flushCompileCache();
+  // Where it cannot be done now, it cannot be done later either: no timer then.
+  if (release() === null) return { stop() {} };
+  const timer = setInterval(() => {
+    const now = process.memoryUsage.rss();
+    if (now - settled >= growthBytes) release();
+    else settled = Math.min(settled, now);
+  }, intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
