@@ -6,9 +6,11 @@
 // Why: Node loads the ~460 modules of the sources one by one, type-stripped, each with its own module record, source
 // string and compile-cache entry; as a handful of chunks the same code idles in about 10 MB less memory and starts
 // sooner (README, "Resources"). Packages stay in node_modules, imported at run time as before: several read their own
-// files (icon data, the vendor table, Swagger UI's assets), and some are loaded in two ways that must meet in one
-// instance (TypeBox's builders are imported, its compiler required on first use, lib/typebox.ts, and both use one
-// format registry). Modules loaded on first use (`await import(...)`) stay separate chunks, loaded on first use.
+// files (icon data, the vendor table, Swagger UI's assets), and a package both bundled and loaded from node_modules
+// would run as two instances. The one exception is TypeBox: about 700 modules of a few hundred bytes each, which
+// only the sources import (every route's schema, lib/typebox.ts), all of them statically; bundled, they are a few
+// hundred kilobytes of one chunk instead of as many module records. Modules loaded on first use (`await import(...)`)
+// stay separate chunks, loaded on first use.
 //
 // The output sits one directory below the repository's root, as lib/ and plugins/ do: the paths the code finds from
 // its own place (sql/, web/dist, package.json) hold from both.
@@ -34,6 +36,8 @@ const notServer = [
 
 /** A bare specifier (a package or a Node built-in), not a path into this repository: left to Node at run time. */
 const isPackage = (id: string) => !id.startsWith('.') && !path.isAbsolute(id);
+/** Bundled all the same (see above): TypeBox's entry points. */
+const isBundledPackage = (id: string) => id === 'typebox' || id.startsWith('typebox/');
 
 function serverFingerprint(outName: string): Promise<string> {
   return fingerprint(root, {
@@ -75,7 +79,7 @@ export async function buildServer(options: { ifStale?: boolean; outDir?: string;
       cwd: root,
       input: { main: 'main.ts', worker: 'worker/main.ts' },
       platform: 'node',
-      external: isPackage,
+      external: (id) => isPackage(id) && !isBundledPackage(id),
       logLevel: 'warn',
       // Not minified: stack traces keep the sources' names and the code stays readable. Without the sources' doc
       // comments, whose text the heap would hold, and ASCII only: V8 keeps a source with one character beyond

@@ -110,6 +110,9 @@ t.test('the bundle runs the service', async (t) => {
   );
   const packages = packagesOf(list);
   t.ok(packages.has('fastify'), 'packages come from node_modules');
+  // TypeBox is inside the bundle, all of it: a module of it loaded from node_modules would be a second instance, with
+  // a format registry of its own.
+  t.notOk(packages.has('typebox'), 'no TypeBox module was loaded from node_modules');
   t.same(
     heavyPackages.filter((name) => packages.has(name)),
     [],
