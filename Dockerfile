@@ -39,4 +39,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # SIGTERM (docker stop) finishes in-flight requests and jobs before exiting; give it the time (compose.yaml does).
 STOPSIGNAL SIGTERM
 # The memory flags are npm start's (README, "Resources").
-CMD ["node", "--optimize-for-size", "--max-semi-space-size=1", "--max-old-space-size=512", "dist/main.js"]
+CMD ["node", "--optimize-for-size", "--efficiency-mode", "--max-semi-space-size=1", "--max-old-space-size=512", "dist/main.js"]

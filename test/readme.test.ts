@@ -291,3 +291,18 @@ t.test('the systemd unit restarts the hub after a crash and lets it stop its dat
     'node runs the bundle (scripts/build-server.ts) itself, so SIGTERM reaches it',
   );
 });
+
+t.test('npm start, the Docker image and the systemd unit run Node with the same options', async (t) => {
+  const flagsOf = (command: string | undefined) =>
+    /node ((?:--\S+ )+)dist\/main\.js/.exec(command ?? '')?.[1].trim();
+  const scripts = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')).scripts as {
+    start: string;
+  };
+  const start = flagsOf(scripts.start);
+  t.match(start, /--optimize-for-size/, 'npm start sets the memory options');
+  t.match(start, /--efficiency-mode/);
+  const cmd = /^CMD (\[.*\])$/m.exec(await readFile(path.join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
+  t.equal(flagsOf((JSON.parse(cmd ?? '[]') as string[]).join(' ')), start, 'the Docker image');
+  const unit = codeBlocks(section('## Running elsewhere')).find((code) => code.info === 'ini');
+  t.equal(flagsOf(/^ExecStart=(.*)$/m.exec(unit?.text ?? '')?.[1]), start, 'the systemd unit');
+});
