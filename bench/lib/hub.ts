@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
+import { processAlive, stopEmbeddedPostgres } from '../../lib/embedded-postgres.ts';
 import { freePort, until } from '../../test/helpers/process.ts';
 
 export const ownerToken = 'bench-owner-token-0123456789abcdef';
@@ -118,6 +118,13 @@ export async function startHub(env: Record<string, string> = {}, data?: { dataDi
     child.kill('SIGTERM');
     await Promise.race([exited, sleep(20_000)]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // npm may exit before the hub it started: a restart on the same data directory must wait for the hub itself,
+    // which releases the directory's lock as it exits.
+    if (pid) {
+      await until('the hub to exit', async () => (processAlive(pid) ? undefined : true), 20_000).catch(() =>
+        process.kill(pid, 'SIGKILL'),
+      );
+    }
     await stopEmbeddedPostgres({
       dir: path.join(dataDir, 'postgres'),
       runtimeDir: path.join(dataDir, 'runtime'),
