@@ -80,12 +80,18 @@ t.test('the dashboard shows its cards; a dragged card keeps its place after a re
   t.equal((await switched).status(), 200, 'free mode is saved');
   // Read in the first frame that shows it pressed: its text, dark on the accent, must be readable from then on, not
   // once a background fading in from the surface has caught up.
-  const pressed = await page.waitForFunction(`(() => {
-    const button = document.querySelector('.segmented button[aria-pressed="true"]');
+  // A function, not a string: Playwright evaluates a string predicate with eval, which the page's CSP refuses once
+  // the first check comes back empty.
+  const pressed = await page.waitForFunction(() => {
+    const page = globalThis as unknown as {
+      document: { querySelector(selector: string): { textContent: string | null } | null };
+      getComputedStyle(element: unknown): { color: string; backgroundColor: string };
+    };
+    const button = page.document.querySelector('.segmented button[aria-pressed="true"]');
     if (button?.textContent !== 'Free') return undefined;
-    const style = getComputedStyle(button);
+    const style = page.getComputedStyle(button);
     return [style.color, style.backgroundColor];
-  })()`);
+  });
   const [text, background] = (await pressed.jsonValue()) as [string, string];
   t.ok(
     contrast(text, background) >= 4.5,
