@@ -12,7 +12,7 @@
 // records the seed's version and sizes, written last, so a later run reuses a complete seed and rebuilds an
 // incomplete or outdated one. At 1m the targets are checked (exit 1 when one is missed): the mix's p95 through
 // HTTP at concurrency 8 at most 150 ms, the broad queries' top-20 overlap with the exact ranking at least 80%.
-// Sizes: BENCH_DOCS, BENCH_PAGES, BENCH_REQUESTS, BENCH_CONCURRENCY override the defaults.
+// Sizes: BENCH_DOCS, BENCH_PAGES, BENCH_REQUESTS, BENCH_CONCURRENCY, BENCH_WARMUP override the defaults.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -45,7 +45,13 @@ const sizes = {
   requests: Number(process.env.BENCH_REQUESTS ?? 2_000),
   concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8),
   conversations: Math.round(250 * scale),
-  warmup: 200,
+  /**
+   * Searches per path before the measured rounds: enough for each pooled connection to run every query of the mix a
+   * few times. A new PostgreSQL connection maps each shared buffer it reads into its process the first time (a
+   * page fault each): at 1m a connection's first pass over the mix took about 65% longer than its later ones, and a
+   * hub's connections live for half an hour or more.
+   */
+  warmup: Number(process.env.BENCH_WARMUP ?? 1_000),
   limit: 20,
   /** Rows per COPY statement. */
   copyRows: scale > 1 ? 50_000 : Number.POSITIVE_INFINITY,
@@ -628,6 +634,7 @@ async function main(): Promise<boolean> {
     await reference.end();
     const warm: Tally = { latencies: [], seconds: 0 };
     await load(warm, sizes.warmup, sizes.concurrency, http);
+    const warmFigures = figures('GET /api/search, warm-up', warm);
     await load(warm, sizes.warmup, sizes.concurrency, direct);
     for (const tally of byClass.values()) tally.latencies.length = 0;
     // Alternating rounds, so a change in the machine's load during the run touches both paths alike.
@@ -650,6 +657,7 @@ async function main(): Promise<boolean> {
     );
     console.log(row(httpFigures));
     console.log(row(sqlFigures));
+    console.log(`${row(warmFigures)}  (from new connections)`);
     console.log(
       `ratio HTTP / direct: throughput ${(httpFigures.perSecond / sqlFigures.perSecond).toFixed(3)}, ` +
         `p50 ${(httpFigures.p50 / sqlFigures.p50).toFixed(3)}, p95 ${(httpFigures.p95 / sqlFigures.p95).toFixed(3)}`,

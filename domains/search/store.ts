@@ -11,7 +11,8 @@
 //     smaller. When they disagree the kinds are ranked in full, capped (3.). Past the threshold, each kind with more
 //     than tierAbove matches is broad, and its count an estimate.
 //  3. Rank: a kind that is not broad ranks every match it has, reading at most exactThreshold + 1 of them; one
-//     that reaches that was misjudged, and is ranked again as broad. A broad kind ranks candidates: for each word
+//     that reaches that was misjudged, and is ranked again as broad. In a space, a word with few matches in the
+//     whole table has them all read and their space checked, rather than the space's index read (entriesPerRow). A broad kind ranks candidates: for each word
 //     of the rank query, the rows with the word in their heading (weight A: titles, names, tags, a ref's identity)
 //     that rank highest for that word alone, read in rank order from search_headings (sql/0017). Any heading hit
 //     outranks any body-only hit of the same word, so for a one-word query these are the exact top hits; for
@@ -32,6 +33,16 @@ import type { SearchKind } from './schema.ts';
 export const exactThreshold = 10_000;
 /** Past exactThreshold, kinds with more matches than this are broad (rank candidates); smaller ones rank all. */
 const tierAbove = 1_000;
+/**
+ * In a space, a kind ranked in full reads every match in its table from the full-text index and checks each row's
+ * space when the matches are fewer than the space's rows divided by this, instead of letting PostgreSQL combine the
+ * full-text index with the space's own. That reads an entry for every row of the space: at a million rows, the
+ * 26,000 of one space's pages took 7 ms, where reading all 348 pages with a rare word took 0.8 ms. The planner
+ * picks it even so, as it counts a row read as a page read and an index entry as next to nothing. A row costs
+ * about as much as 7 entries; 4 leaves room for the planner's guess for a word outside its statistics, often 3
+ * times the truth.
+ */
+const entriesPerRow = 4;
 /**
  * Candidates per rank-query word, per broad kind (and the newest matches of a kind without headings): a margin over
  * the page, for queries of several words.
@@ -160,8 +171,11 @@ export async function matchQueries(sql: Db, query: ParsedQuery): Promise<Queries
 type Fragment = PendingQuery<Row[]>;
 
 interface KindSql {
-  /** `from ... where cond`, in the caller's scope; the row is `p`. */
-  matches: (cond: Fragment) => Fragment;
+  /**
+   * `from ... where cond`, in the caller's scope; the row is `p`. `readAll`: the caller's space is checked on each
+   * row cond finds rather than through the space's index (see entriesPerRow).
+   */
+  matches: (cond: Fragment, readAll?: boolean) => Fragment;
   /** The caller's space filter on search_headings `h`, for kinds with a heading. */
   headings?: Fragment;
   /** The title, snippet and link fields of a hit, for the page. */
@@ -175,8 +189,11 @@ function kindSql(
   const inSpace = (column: string) =>
     options.spaceId ? sql`and ${sql(column)} = ${options.spaceId}` : sql``;
   const headings = inSpace('h.space_id');
-  const from = (table: string) => (cond: Fragment) =>
-    sql`from ${sql(table)} p where ${cond} ${inSpace('p.space_id')}`;
+  // offset 0 keeps the space's condition out of the subquery, so no index can serve it.
+  const from = (table: string) => (cond: Fragment, readAll?: boolean) =>
+    readAll && options.spaceId
+      ? sql`from (select * from ${sql(table)} p where ${cond} offset 0) p where p.space_id = ${options.spaceId}`
+      : sql`from ${sql(table)} p where ${cond} ${inSpace('p.space_id')}`;
   const page = (title: Fragment, body: string, links: Fragment) =>
     sql`${title} as title, ${snippet(sql, body)} as snippet, ${links}`;
   const noLinks = sql`null::uuid as parent_id, null::uuid as project_id, null::text as url`;
@@ -288,12 +305,14 @@ interface Plan {
   empty: boolean;
   /** The planner's estimate of each kind's matches; 0 for a kind with tierAbove rows or fewer. */
   estimates: Map<SearchKind, number>;
+  /** In a space, the kinds that, ranked in full, read every match in their table (see entriesPerRow). */
+  readAll: Set<SearchKind>;
 }
 
-/** The planner's estimate of a kind's matches of a query, in the caller's space. */
-function estimate(sql: Db, options: SearchOptions, query: Fragment, kind: SearchKind) {
-  return sql`search_match_estimate(${query}, ${kind}::regclass,
-    ${kind === 'messages' || kind === 'apps' ? null : (options.spaceId ?? null)}::uuid)`;
+/** The planner's estimate of a kind's matches of a query, in the caller's space unless `wholeTable`. */
+function estimate(sql: Db, options: SearchOptions, query: Fragment, kind: SearchKind, wholeTable = false) {
+  const space = wholeTable || kind === 'messages' || kind === 'apps' ? null : (options.spaceId ?? null);
+  return sql`search_match_estimate(${query}, ${kind}::regclass, ${space}::uuid)`;
 }
 
 /** tsquery text quotes a lexeme's quotes and backslashes by doubling them. */
@@ -303,10 +322,13 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
   const forms = await matchQueries(sql, options.query);
   const source = (text: string | null) =>
     text === null ? sql`websearch_to_tsquery('english', ${options.query.text})` : sql`${text}::tsquery`;
-  const estimates = options.kinds.map(
-    (kind) => sql`case when (select reltuples from pg_class where oid = ${kind}::regclass) > ${tierAbove}
-      then ${estimate(sql, options, sql`q.match`, kind)} else 0 end`,
-  );
+  const estimates = (wholeTable: boolean) =>
+    options.kinds
+      .map(
+        (kind) => sql`case when (select reltuples from pg_class where oid = ${kind}::regclass) > ${tierAbove}
+          then ${estimate(sql, options, sql`q.match`, kind, wholeTable)} else 0 end`,
+      )
+      .reduce((all, part) => sql`${all}, ${part}`);
   const [row] = await sql<
     {
       query: string;
@@ -314,13 +336,19 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
       words: string[];
       nodes: number;
       estimates: number[];
+      table_estimates: number[] | null;
+      tables: number[];
     }[]
   >`
     with q as materialized (select ${source(forms.query)} as query, ${source(forms.match)} as match)
     select q.match::text as query, r.rank_query, numnode(q.query) as nodes,
       array(select distinct m[1] from regexp_matches(r.rank_query || ' ' || q.match::text,
         '''((?:[^'']|'''')*)''', 'g') m) as words,
-      array[${estimates.reduce((all, part) => sql`${all}, ${part}`)}]::float8[] as estimates
+      array[${estimates(false)}]::float8[] as estimates,
+      ${options.spaceId === undefined ? sql`null` : sql`array[${estimates(true)}]`}::float8[] as table_estimates,
+      array[${options.kinds
+        .map((kind) => sql`(select reltuples from pg_class where oid = ${kind}::regclass)`)
+        .reduce((all, part) => sql`${all}, ${part}`)}]::float8[] as tables
     from q cross join lateral (
       select case when querytree(q.query) in ('', 'T') then q.query::text else querytree(q.query) end as rank_query
     ) r`;
@@ -331,6 +359,15 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
     words: [...new Set([...row.words, ...forms.completed].map(unquote))],
     empty: row.nodes === 0,
     estimates: new Map(options.kinds.map((kind, i) => [kind, row.estimates[i]])),
+    // The planner takes a word and a space as independent: the share of the word's matches it puts in the space is
+    // its estimate of the space's share of the table.
+    readAll: new Set(
+      options.kinds.filter((_kind, i) => {
+        const inTable = row.table_estimates?.[i];
+        if (inTable === undefined) return false;
+        return inTable === 0 || inTable * entriesPerRow <= (row.tables[i] * row.estimates[i]) / inTable;
+      }),
+    ),
   };
 }
 
@@ -429,7 +466,8 @@ async function rank(
       ts_rank(p.search, (select rank from q)) as rank`;
     if (!broad.has(kind)) {
       return sql`(select kind, id, space_id, rank, count(*) over () as matches
-        from (select ${hit} ${of.matches(match)} ${options.exact ? sql`` : sql`limit ${exactThreshold + 1}`}) m
+        from (select ${hit} ${of.matches(match, planned.readAll.has(kind))}
+          ${options.exact ? sql`` : sql`limit ${exactThreshold + 1}`}) m
         order by rank desc, id limit ${needed})`;
     }
     if (!of.headings) {

@@ -828,3 +828,54 @@ t.test('above 10,000 matches: estimated total and facets, the best candidates ra
     'heading hits still rank first',
   );
 });
+
+t.test('in a space, a rare word reads its matches from the full-text index alone', async (t) => {
+  const ta = await testApp(t);
+  const [home, work] = [await createSpace(ta, 'Home'), await createSpace(ta, 'Work')];
+  // 3,000 pages in each space; 20 of each say "zyzzogeton", every one says "ordinary".
+  for (const space of [home, work]) {
+    await ta.sql`
+      insert into pages (space_id, position, title, body)
+      select ${space.id}, n, 'Note ' || n,
+        'an ordinary line' || case when n % 150 = 0 then ' about the zyzzogeton' else '' end
+      from generate_series(1, 3000) n`;
+  }
+  await ta.sql`analyze pages`;
+  const ranked: { query: string; parameters: unknown[] }[] = [];
+  const watched = postgres(ta.db.url, {
+    max: 1,
+    onnotice: () => undefined,
+    debug: (_connection, query, parameters) => {
+      if (query.includes('hits as (')) ranked.push({ query, parameters: parameters as unknown[] });
+    },
+  });
+  t.teardown(() => watched.end());
+  const planOf = async (statement: { query: string; parameters: unknown[] }) =>
+    (await ta.sql.unsafe(`explain ${statement.query}`, statement.parameters as never[]))
+      .map((line) => line['QUERY PLAN'])
+      .join('\n');
+
+  const rare = { query: parseQuery('zyzzogeton'), kinds: ['pages'] as const, limit: 50, offset: 0 };
+  const found = await searchAll(watched, { ...rare, spaceId: home.id });
+  t.same(found.counts, [{ kind: 'pages', count: 20, estimated: false }], 'every match in the space, counted');
+  t.ok(
+    found.items.every((hit) => hit.space_id === home.id),
+    'none from the other space',
+  );
+  // Only the space's rows are ranked, but every match is read: the space's index is not combined with the
+  // full-text one (at a million rows that read every entry of the space).
+  t.match(ranked[0].query, /offset 0\) p where p\.space_id =/, 'the space is checked on each match read');
+  t.notMatch(await planOf(ranked[0]), /BitmapAnd|Index Cond: \(space_id/, 'not through its index');
+
+  // A word in every row of the space: the space's index saves reads there, and PostgreSQL may use it.
+  ranked.length = 0;
+  const common = await searchAll(watched, { ...rare, query: parseQuery('ordinary'), spaceId: home.id });
+  t.same(common.counts, [{ kind: 'pages', count: 3000, estimated: false }]);
+  t.notMatch(ranked[0].query, /offset 0/, 'the space is left to the planner');
+  t.same(
+    common.items.map((hit) => hit.id),
+    (
+      await searchAll(ta.sql, { ...rare, query: parseQuery('ordinary'), spaceId: home.id, exact: true })
+    ).items.map((hit) => hit.id),
+  );
+});
