@@ -292,17 +292,29 @@ t.test('the systemd unit restarts the hub after a crash and lets it stop its dat
   );
 });
 
-t.test('npm start, the Docker image and the systemd unit run Node with the same options', async (t) => {
-  const flagsOf = (command: string | undefined) =>
-    /node ((?:--\S+ )+)dist\/main\.js/.exec(command ?? '')?.[1].trim();
-  const scripts = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')).scripts as {
-    start: string;
-  };
-  const start = flagsOf(scripts.start);
-  t.match(start, /--optimize-for-size/, 'npm start sets the memory options');
-  t.match(start, /--efficiency-mode/);
-  const cmd = /^CMD (\[.*\])$/m.exec(await readFile(path.join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
-  t.equal(flagsOf((JSON.parse(cmd ?? '[]') as string[]).join(' ')), start, 'the Docker image');
-  const unit = codeBlocks(section('## Running elsewhere')).find((code) => code.info === 'ini');
-  t.equal(flagsOf(/^ExecStart=(.*)$/m.exec(unit?.text ?? '')?.[1]), start, 'the systemd unit');
-});
+t.test(
+  'npm start, the Docker image, the systemd unit and the workers run Node with the same options',
+  async (t) => {
+    const flagsOf = (command: string | undefined) =>
+      /node ((?:--\S+ )+)dist\/(?:main|worker)\.js/.exec(command ?? '')?.[1].trim();
+    const scripts = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')).scripts as {
+      start: string;
+      worker: string;
+    };
+    const start = flagsOf(scripts.start);
+    t.match(start, /--optimize-for-size/, 'npm start sets the memory options');
+    t.match(start, /--efficiency-mode/);
+    const cmd = /^CMD (\[.*\])$/m.exec(await readFile(path.join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
+    t.equal(flagsOf((JSON.parse(cmd ?? '[]') as string[]).join(' ')), start, 'the Docker image');
+    const unit = codeBlocks(section('## Running elsewhere')).find((code) => code.info === 'ini');
+    t.equal(flagsOf(/^ExecStart=(.*)$/m.exec(unit?.text ?? '')?.[1]), start, 'the systemd unit');
+    t.equal(flagsOf(scripts.worker), start, 'npm run worker');
+    t.match(scripts.worker, /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\}/, 'and its allocator setting');
+    const compose = codeBlocks(section('## More than one machine')).find((code) => code.info === 'yaml');
+    const workers = [...(compose?.text ?? '').matchAll(/command: (\[[^\]]*dist\/worker\.js"\])/g)];
+    t.equal(workers.length, 2, 'the compose example has two workers');
+    for (const [, command] of workers) {
+      t.equal(flagsOf((JSON.parse(command) as string[]).join(' ')), start, 'a compose worker');
+    }
+  },
+);
