@@ -132,8 +132,11 @@ async function main(): Promise<void> {
     const applied = await migrate(sql);
     if (applied.length) console.log(`[database] applied migrations: ${applied.join(', ')}`);
     // Stored integration secrets need their key: a lost or wrong one stops the start here, naming where it came from.
-    const { checkSecretKey } = await import('./domains/integrations/keyring.ts');
-    const secretKey = await checkSecretKey(sql, config.server);
+    const [{ checkSecretKey }, { hub }] = await Promise.all([
+      import('./domains/integrations/keyring.ts'),
+      import('./modules.ts'),
+    ]);
+    const secretKey = await checkSecretKey(sql, config.server, hub.sealed);
     if (secretKey.created) {
       console.log(`A new secret key was saved to ${secretKey.source} (mode 0600): back it up with the data.`);
     }

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityHandler, EntityHandlers } from './domains/entities/handler.ts';
 import { changeTypes } from './domains/entities/registry.ts';
+import type { SealedStore } from './domains/integrations/keyring.ts';
 import type { CallerTool, Tool, ToolContext } from './domains/mcp/tool.ts';
 import type { SettingDefinition } from './lib/settings.ts';
 import type {
@@ -46,6 +47,8 @@ export interface HubModule {
   actions?: readonly RunnableAction[];
   /** Told of every job the worker gives up. */
   onJobFailed?: JobFailedHook;
+  /** Where it keeps values sealed under the hub's secret key: the key check at start and the key rotation cover them. */
+  sealed?: readonly SealedStore[];
 }
 
 /** Everything the modules contribute, gathered and checked once. */
@@ -62,6 +65,8 @@ export interface Hub {
   actions: readonly RunnableAction[];
   /** Every module's onJobFailed, one after the other. */
   onJobFailed: JobFailedHook;
+  /** Every module's sealed values. */
+  sealed: readonly SealedStore[];
 }
 
 function unique<T>(items: readonly T[], keyOf: (item: T) => string, what: string): Map<string, T> {
@@ -116,6 +121,7 @@ export function gather(modules: readonly HubModule[]): Hub {
     onJobFailed: async (deps, failure) => {
       for (const hook of failureHooks) await hook(deps, failure);
     },
+    sealed: modules.flatMap((module) => module.sealed ?? []),
   };
 }
 

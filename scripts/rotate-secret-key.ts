@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, stopEmbeddedPostgres } from '../lib/embedded-pos
 import { lockDataDir } from '../lib/instance-lock.ts';
 import { migrate } from '../lib/migrate.ts';
 import { loadSecretKey, newSecretKey, parseSecretKey } from '../lib/secrets.ts';
+import { hub } from '../modules.ts';
 
 function fail(message: string): never {
   console.error(`rotate-secret-key: ${message}`);
@@ -50,7 +51,7 @@ async function rotate(config: Config): Promise<void> {
     if (current.source !== 'HUB_SECRET_KEY') {
       await writeFile(pending, `${next.toString('base64')}\n`, { mode: 0o600 });
     }
-    const count = await resealSecrets(sql, current.key, next);
+    const count = await resealSecrets(sql, current.key, next, hub.sealed);
     if (current.source === 'HUB_SECRET_KEY') {
       console.log(
         `re-encrypted ${count} secret(s): now set HUB_SECRET_KEY to the value of NEW_HUB_SECRET_KEY`,

@@ -22,6 +22,7 @@ import { ruleRoutes } from './rule-routes.ts';
 import { Delivery, Rule, Target } from './schema.ts';
 import { alertSettings } from './setting.ts';
 import { targetRoutes } from './target-routes.ts';
+import { sealedTargets } from './targets.ts';
 
 const plugin: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Target);
@@ -39,4 +40,5 @@ export default {
   cron: alertCron,
   settings: [alertSettings],
   onJobFailed: jobFailedAlert,
+  sealed: [sealedTargets],
 } satisfies HubModule;

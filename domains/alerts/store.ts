@@ -314,3 +314,21 @@ export async function dueRepeats(sql: Db): Promise<DueRepeat[]> {
     join alerts a on a.id = r.alert_id
     where r.last <= now() - make_interval(mins => ru.repeat_minutes)`;
 }
+
+/** The alert targets' sealed secrets (tokens, passwords, webhook secrets), by target; locked for a rotation. */
+export async function sealedTargetSecrets(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; secrets: Record<string, string> }[]> {
+  return sql<{ id: string; secrets: Record<string, string> }[]>`
+    select id, secrets from alert_targets where secrets <> '{}'::jsonb
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceTargetSecrets(
+  sql: Db,
+  id: string,
+  secrets: Record<string, string>,
+): Promise<void> {
+  await sql`update alert_targets set secrets = ${sql.json(secrets)} where id = ${id}`;
+}

@@ -4,18 +4,33 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/index.ts';
 import type { Db } from '../../lib/db.ts';
 import { hubError } from '../../lib/errors.ts';
-import { openSecret, sealSecret } from '../../lib/secrets.ts';
+import { openSecret, type SecretPlace, sealSecret } from '../../lib/secrets.ts';
 import { Compile } from '../../lib/typebox.ts';
-import { alertTargetPlace as place, secretKeyOf } from '../integrations/keyring.ts';
+import { recordStore, secretKeyOf } from '../integrations/keyring.ts';
 import { type CreateTarget, kinds, type Target, type TargetKind, type UpdateTarget } from './schema.ts';
 import {
   deleteTargetRow,
   findTargetRow,
   insertTargetRow,
   listTargetRows,
+  replaceTargetSecrets,
+  sealedTargetSecrets,
   type TargetRow,
   updateTargetRow,
 } from './store.ts';
+
+/** Where an alert target's secret is sealed: bound to its target and field, so it opens for no other. */
+export function alertTargetPlace(targetId: string, field: string): SecretPlace {
+  return { kind: `alert-target:${targetId}`, field };
+}
+
+/** The targets' sealed secrets, for the key check at start and the key rotation. */
+export const sealedTargets = recordStore({
+  rows: sealedTargetSecrets,
+  record: (target) => target.secrets,
+  placeOf: (target, field) => alertTargetPlace(target.id, field),
+  replace: (sql, target, secrets) => replaceTargetSecrets(sql, target.id, secrets),
+});
 
 /** The environment's target: a fixed id, so rules and deliveries can name it. */
 export const environmentTargetId = '00000000-0000-4000-8000-00000000a1e7';
@@ -131,7 +146,7 @@ async function sealed(
   const { key } = await secretKeyOf(deps.config.server);
   for (const [field, value] of Object.entries(body)) {
     if (secretFields(kind).includes(field)) {
-      if (typeof value === 'string') secrets[field] = sealSecret(key, place(id, field), value);
+      if (typeof value === 'string') secrets[field] = sealSecret(key, alertTargetPlace(id, field), value);
     } else if (value !== null && value !== undefined) {
       fields[field] = value;
     }
@@ -212,7 +227,7 @@ export async function openTarget(deps: TargetDeps, id: string): Promise<OpenTarg
   const { key } = await secretKeyOf(deps.config.server);
   const fields: Record<string, unknown> = { ...row.fields };
   for (const [field, value] of Object.entries(row.secrets))
-    fields[field] = openSecret(key, place(id, field), value);
+    fields[field] = openSecret(key, alertTargetPlace(id, field), value);
   return { id: row.id, name: row.name, kind: row.kind, fields };
 }
 

@@ -3,7 +3,7 @@
 // `{ set: true }` in place of each value; a layout saved with a header as `{ set: true }` (or without it) keeps the
 // stored value, a string replaces it and null removes it. The card's read opens them only to call its upstream.
 import type { SecretPlace } from '../../lib/secrets.ts';
-import type { Db } from '../../plugins/db.ts';
+import type { SealedStore } from '../integrations/keyring.ts';
 import type { Layout } from './schema.ts';
 import { layoutsWithSealedHeaders, replaceLayoutHeaders } from './store.ts';
 
@@ -83,29 +83,26 @@ export function sealedLayoutHeaders(layout: Layout): { name: string; place: Secr
   );
 }
 
-/** Every custom-card header stored, sealed, with its place. */
-export async function storedHeaderPlaces(
-  sql: Db,
-  options: { lock: boolean },
-): Promise<{ kind: string; field: string; sealed: string }[]> {
-  const rows = await layoutsWithSealedHeaders(sql, options);
-  return rows.flatMap((row) =>
-    sealedLayoutHeaders(row.layout).map(({ place, sealed }) => ({ ...place, sealed })),
-  );
-}
-
-/** Seals every stored header again (rotation: `reseal` opens with the old key and seals with the new); how many. */
-export async function resealStoredHeaders(sql: Db, reseal: Seal): Promise<number> {
-  let count = 0;
-  for (const row of await layoutsWithSealedHeaders(sql, { lock: true })) {
-    const next = await resealLayoutHeaders(row.layout, (place, sealed) => {
-      count++;
-      return reseal(place, sealed);
-    });
-    await replaceLayoutHeaders(sql, row.owner_key, next);
-  }
-  return count;
-}
+/** Every custom card's sealed headers, for the key check at start and the key rotation. */
+export const sealedCardHeaders: SealedStore = {
+  async values(sql, options) {
+    const rows = await layoutsWithSealedHeaders(sql, options);
+    return rows.flatMap((row) =>
+      sealedLayoutHeaders(row.layout).map(({ place, sealed }) => ({ ...place, sealed })),
+    );
+  },
+  async reseal(sql, reseal) {
+    let count = 0;
+    for (const row of await layoutsWithSealedHeaders(sql, { lock: true })) {
+      const next = await resealLayoutHeaders(row.layout, (place, sealed) => {
+        count++;
+        return reseal(place, sealed);
+      });
+      await replaceLayoutHeaders(sql, row.owner_key, next);
+    }
+    return count;
+  },
+};
 
 /** The layout with every sealed header sealed again. */
 async function resealLayoutHeaders(layout: Layout, reseal: Seal): Promise<Layout> {

@@ -17,7 +17,7 @@ import { layoutKeyOfBoard } from '../boards/layout-key.ts';
 import { openHubSecret, sealHubSecret } from '../integrations/keyring.ts';
 import { TimelineFollower } from '../timeline/live.ts';
 import { CustomCardCache, CustomCardData, CustomCardRead } from './custom.ts';
-import { maskLayoutHeaders, sealedLayoutHeaders } from './custom-headers.ts';
+import { maskLayoutHeaders, sealedCardHeaders, sealedLayoutHeaders } from './custom-headers.ts';
 import { baseKey, type Current, current, layoutCache, writeLayout } from './layouts.ts';
 import { Layout, LayoutInput } from './schema.ts';
 import { dashboardSetting } from './setting.ts';
@@ -229,4 +229,5 @@ export default {
   name: 'dashboard',
   routes: plugin,
   settings: [dashboardSetting],
+  sealed: [sealedCardHeaders],
 } satisfies HubModule;

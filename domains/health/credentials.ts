@@ -4,14 +4,9 @@
 // rows still holding plaintext). The migration cannot seal them: the key is not in the database.
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../../config/server.ts';
-import { SecretUnreadableError } from '../../lib/secrets.ts';
+import { type SecretPlace, SecretUnreadableError } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import {
-  checkHeaderPlace,
-  checkPasswordPlace,
-  openHubSecret,
-  sealHubSecret,
-} from '../integrations/keyring.ts';
+import { openHubSecret, recordStore, type SealedStore, sealHubSecret } from '../integrations/keyring.ts';
 import type { BasicAuth, Definition, Headers, Secrets } from './definition.ts';
 import {
   type CredentialColumns,
@@ -20,14 +15,53 @@ import {
   insertService,
   plaintextHeaders,
   plaintextPasswords,
+  replaceCheckHeaders,
+  replaceCheckPassword,
   replacePlaintextHeaders,
   replacePlaintextPassword,
   replaceService,
   type SealedHeaders,
   type StoredCredentials,
+  sealedCheckHeaders,
+  sealedCheckPasswords,
 } from './store.ts';
 
 export type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
+
+/** Where a check's basic-auth password is sealed: bound to its service, so it opens for no other. */
+export function checkPasswordPlace(serviceId: string): SecretPlace {
+  return { kind: 'health', field: `basic_auth_password:${serviceId}` };
+}
+
+/** Where a check's request header value is sealed: bound to its service and the header's name. */
+export function checkHeaderPlace(serviceId: string, name: string): SecretPlace {
+  return { kind: 'health', field: `header:${serviceId}:${name}` };
+}
+
+/** The checks' sealed passwords (one per service), for the key check at start and the key rotation. */
+const sealedPasswords: SealedStore = {
+  async values(sql, options) {
+    const rows = await sealedCheckPasswords(sql, options);
+    return rows.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed }));
+  },
+  async reseal(sql, reseal) {
+    const rows = await sealedCheckPasswords(sql, { lock: true });
+    for (const { id, sealed } of rows)
+      await replaceCheckPassword(sql, id, reseal(checkPasswordPlace(id), sealed));
+    return rows.length;
+  },
+};
+
+/** The checks' sealed passwords and header values. */
+export const sealedCredentials: readonly SealedStore[] = [
+  sealedPasswords,
+  recordStore({
+    rows: sealedCheckHeaders,
+    record: (service) => service.sealed,
+    placeOf: (service, name) => checkHeaderPlace(service.id, name),
+    replace: (sql, service, headers) => replaceCheckHeaders(sql, service.id, headers),
+  }),
+];
 
 async function sealed(config: KeyConfig, id: string, credentials: BasicAuth): Promise<StoredCredentials> {
   return {

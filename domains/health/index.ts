@@ -21,7 +21,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HubModule } from '../../module.ts';
 import { agentAccess, ownerOnly } from '../../plugins/auth.ts';
-import { sealStoredPasswords } from './credentials.ts';
+import { sealedCredentials, sealStoredPasswords } from './credentials.ts';
 import { healthCron, healthTasks } from './jobs.ts';
 import { heartbeatRoutes, KumaRefusal, PingAnswer } from './push-routes.ts';
 import { readRoutes } from './read-routes.ts';
@@ -69,4 +69,5 @@ export default {
   settings: [healthRetentionSetting],
   tools: healthTools,
   actions: [{ task: healthCheckTask }, { task: discoverLanTask }],
+  sealed: sealedCredentials,
 } satisfies HubModule;

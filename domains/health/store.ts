@@ -682,3 +682,38 @@ export async function dailyUptime(sql: Db, ids: string[], days: number) {
       and not maintenance
     group by service_id, day`;
 }
+
+// The sealed passwords and header values, for the key check at start and the key rotation
+// (credentials.ts, `sealedCredentials`).
+
+/** Every health check's sealed password, by service id; with `lock`, the rows stay locked (key rotation). */
+export async function sealedCheckPasswords(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; sealed: string }[]> {
+  return sql<{ id: string; sealed: string }[]>`
+    select id, basic_auth_sealed as sealed from monitored_services where basic_auth_sealed is not null
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceCheckPassword(sql: Db, id: string, sealed: string): Promise<void> {
+  await sql`update monitored_services set basic_auth_sealed = ${sealed} where id = ${id}`;
+}
+
+/** The health checks' sealed header values, by service: header name to sealed value. */
+export async function sealedCheckHeaders(
+  sql: Db,
+  options: { lock: boolean },
+): Promise<{ id: string; sealed: Record<string, string> }[]> {
+  return sql<{ id: string; sealed: Record<string, string> }[]>`
+    select id, headers_sealed as sealed from monitored_services where headers_sealed is not null
+    order by id ${options.lock ? sql`for update` : sql``}`;
+}
+
+export async function replaceCheckHeaders(
+  sql: Db,
+  id: string,
+  sealed: Record<string, string>,
+): Promise<void> {
+  await sql`update monitored_services set headers_sealed = ${sql.json(sealed)} where id = ${id}`;
+}

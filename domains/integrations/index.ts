@@ -13,6 +13,7 @@ import { hubError } from '../../lib/errors.ts';
 import { errors, NoContent } from '../../lib/schemas.ts';
 import { compiledOnUse } from '../../lib/typebox.ts';
 import type { HubModule } from '../../module.ts';
+import { integrationSecrets } from './keyring.ts';
 import { listIntegrations, saveIntegration, testIntegration } from './manage.ts';
 import {
   Integration,
@@ -130,4 +131,4 @@ const plugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export default { name: 'integrations', routes: plugin } satisfies HubModule;
+export default { name: 'integrations', routes: plugin, sealed: [integrationSecrets] } satisfies HubModule;

@@ -1,6 +1,8 @@
-// The key that seals the integrations' secrets (and the alert targets' and health checks' own): HUB_SECRET_KEY, else DATA_DIR/secret.key (made at first start, mode
-// 0600). Checked at start against every stored secret, so a lost or wrong key stops the start with a message naming
-// where the key came from instead of failing later, card by card. Rotation re-seals every secret in one transaction.
+// The key that seals the integrations' secrets and every other domain's (a module's `sealed` store: the health
+// checks', the alert targets', the downstream MCP servers', the custom cards'): HUB_SECRET_KEY, else
+// DATA_DIR/secret.key (made at first start, mode 0600). Checked at start against every stored secret, so a lost or
+// wrong key stops the start with a message naming where the key came from instead of failing later, card by card.
+// Rotation re-seals every secret in one transaction.
 import path from 'node:path';
 import type { ServerConfig } from '../../config/server.ts';
 import {
@@ -11,18 +13,7 @@ import {
   sealSecret,
 } from '../../lib/secrets.ts';
 import type { Db, Sql } from '../../plugins/db.ts';
-import { resealStoredHeaders, storedHeaderPlaces } from '../dashboard/custom-headers.ts';
-import { headerPlace, replaceHeaders, sealedHeaders } from '../mcp-servers/sealed.ts';
-import {
-  replaceCheckHeaders,
-  replaceCheckPassword,
-  replaceSecrets,
-  replaceTargetSecrets,
-  sealedCheckHeaders,
-  sealedCheckPasswords,
-  sealedSecrets,
-  sealedTargetSecrets,
-} from './store.ts';
+import { replaceSecrets, sealedSecrets } from './store.ts';
 
 type KeyConfig = Pick<ServerConfig, 'dataDir' | 'secretKey'>;
 
@@ -75,59 +66,77 @@ export async function openHubSecret(config: KeyConfig, place: SecretPlace, seale
   return openSecret(key, place, sealed);
 }
 
-/** Where a health check's basic-auth password is sealed: bound to its service, so it opens for no other. */
-export function checkPasswordPlace(serviceId: string): SecretPlace {
-  return { kind: 'health', field: `basic_auth_password:${serviceId}` };
-}
-
-/** Where an alert target's secret is sealed: bound to its target and field, so it opens for no other. */
-export function alertTargetPlace(targetId: string, field: string): SecretPlace {
-  return { kind: `alert-target:${targetId}`, field };
-}
-
-/** Where a health check's request header value is sealed: bound to its service and the header's name. */
-export function checkHeaderPlace(serviceId: string, name: string): SecretPlace {
-  return { kind: 'health', field: `header:${serviceId}:${name}` };
-}
-
-interface SealedPlace {
-  kind: string;
-  field: string;
+/** A value sealed under the hub's key, with the place it was sealed for. */
+export interface SealedValue extends SecretPlace {
   sealed: string;
 }
 
+/** Seals a value again: opens it with the old key and seals it for the same place with the new one. */
+export type Reseal = (place: SecretPlace, sealed: string) => string;
+
 /**
- * Every value sealed under the hub's key: the integrations' secrets, the health checks' passwords and headers, the
- * alert targets' secrets, the downstream MCP servers' headers and the custom cards' headers.
+ * Where a domain keeps values sealed under the hub's key (its module's `sealed`): the key check at start reads them
+ * all, and a key rotation seals them all again, in one transaction.
  */
-async function storedPlaces(sql: Db, options: { lock: boolean }): Promise<SealedPlace[]> {
-  const rows = await sealedSecrets(sql, options);
-  const passwords = await sealedCheckPasswords(sql, options);
-  const headers = await sealedCheckHeaders(sql, options);
-  const targets = await sealedTargetSecrets(sql, options);
-  const mcpHeaders = await sealedHeaders(sql, options);
-  return [
-    ...mcpHeaders.flatMap((row) =>
-      Object.entries(row.headers).map(([header, sealed]) => ({ ...headerPlace(row.id, header), sealed })),
-    ),
-    ...rows.flatMap((row) =>
-      Object.entries(row.secrets).map(([field, sealed]) => ({ kind: row.kind, field, sealed })),
-    ),
-    ...passwords.map(({ id, sealed }) => ({ ...checkPasswordPlace(id), sealed })),
-    ...targets.flatMap((target) =>
-      Object.entries(target.secrets).map(([field, sealed]) => ({
-        ...alertTargetPlace(target.id, field),
-        sealed,
-      })),
-    ),
-    ...(await storedHeaderPlaces(sql, options)),
-    ...headers.flatMap(({ id, sealed }) =>
-      Object.entries(sealed).map(([name, value]) => ({ ...checkHeaderPlace(id, name), sealed: value })),
-    ),
-  ];
+export interface SealedStore {
+  /** Every value stored, with its place; with `lock`, their rows stay locked until the transaction ends. */
+  values(sql: Db, options: { lock: boolean }): Promise<SealedValue[]>;
+  /** Seals every stored value again with `reseal`, in the caller's transaction; returns how many. */
+  reseal(sql: Db, reseal: Reseal): Promise<number>;
 }
 
-function unreadable(key: Buffer, stored: SealedPlace[]): SealedPlace[] {
+/**
+ * A store of rows that each hold their sealed values in a record by name (a field, a header): `rows` reads them
+ * (locked with `lock`), `record` is a row's record, `placeOf` a value's place and `replace` writes a row's record.
+ */
+export function recordStore<Row>(of: {
+  rows: (sql: Db, options: { lock: boolean }) => Promise<Row[]>;
+  record: (row: Row) => Record<string, string>;
+  placeOf: (row: Row, name: string) => SecretPlace;
+  replace: (sql: Db, row: Row, record: Record<string, string>) => Promise<void>;
+}): SealedStore {
+  return {
+    async values(sql, options) {
+      return (await of.rows(sql, options)).flatMap((row) =>
+        Object.entries(of.record(row)).map(([name, sealed]) => ({ ...of.placeOf(row, name), sealed })),
+      );
+    },
+    async reseal(sql, reseal) {
+      let count = 0;
+      for (const row of await of.rows(sql, { lock: true })) {
+        const record = Object.entries(of.record(row));
+        await of.replace(
+          sql,
+          row,
+          Object.fromEntries(record.map(([name, sealed]) => [name, reseal(of.placeOf(row, name), sealed)])),
+        );
+        count += record.length;
+      }
+      return count;
+    },
+  };
+}
+
+/** The integrations' own secrets: a row per kind, each field sealed for its kind and field. */
+export const integrationSecrets = recordStore({
+  rows: sealedSecrets,
+  record: (row) => row.secrets,
+  placeOf: (row, field) => ({ kind: row.kind, field }),
+  replace: (sql, row, secrets) => replaceSecrets(sql, row.kind, secrets),
+});
+
+/** Every value sealed under the hub's key, in the stores given (the modules'). */
+async function storedValues(
+  sql: Db,
+  stores: readonly SealedStore[],
+  options: { lock: boolean },
+): Promise<SealedValue[]> {
+  const values: SealedValue[] = [];
+  for (const store of stores) values.push(...(await store.values(sql, options)));
+  return values;
+}
+
+function unreadable(key: Buffer, stored: SealedValue[]): SealedValue[] {
   return stored.filter((place) => {
     try {
       openSecret(key, place, place.sealed);
@@ -138,14 +147,19 @@ function unreadable(key: Buffer, stored: SealedPlace[]): SealedPlace[] {
   });
 }
 
-const named = (list: SealedPlace[]) => list.map((place) => `${place.kind}.${place.field}`).join(', ');
+const named = (list: SealedValue[]) => list.map((place) => `${place.kind}.${place.field}`).join(', ');
 
 /**
- * At start: the key (made when nothing is stored yet), checked against every stored secret. A missing key with
- * secrets stored, or a key that opens none of some of them, is a SecretKeyError naming the key's source.
+ * At start: the key (made when nothing is stored yet), checked against every secret the stores hold (the hub's:
+ * `hub.sealed`). A missing key with secrets stored, or a key that opens none of some of them, is a SecretKeyError
+ * naming the key's source.
  */
-export async function checkSecretKey(sql: Db, config: KeyConfig): Promise<SecretKey> {
-  const stored = await storedPlaces(sql, { lock: false });
+export async function checkSecretKey(
+  sql: Db,
+  config: KeyConfig,
+  stores: readonly SealedStore[],
+): Promise<SecretKey> {
+  const stored = await storedValues(sql, stores, { lock: false });
   const file = secretKeyFile(config);
   const key = await loadSecretKey({
     fromEnvironment: config.secretKey,
@@ -172,64 +186,23 @@ export async function checkSecretKey(sql: Db, config: KeyConfig): Promise<Secret
 }
 
 /**
- * Re-seals every stored secret under `next`, in one transaction with the rows locked: all of them or, when one
- * cannot be opened with `current`, none. Returns how many were re-sealed.
+ * Re-seals every secret the stores hold under `next`, in one transaction with their rows locked: all of them or,
+ * when one cannot be opened with `current`, none. Returns how many were re-sealed.
  */
-export async function resealSecrets(sql: Sql, current: Buffer, next: Buffer): Promise<number> {
+export async function resealSecrets(
+  sql: Sql,
+  current: Buffer,
+  next: Buffer,
+  stores: readonly SealedStore[],
+): Promise<number> {
   return sql.begin(async (tx) => {
-    const rows = await sealedSecrets(tx, { lock: true });
-    const passwords = await sealedCheckPasswords(tx, { lock: true });
-    const headers = await sealedCheckHeaders(tx, { lock: true });
-    const targets = await sealedTargetSecrets(tx, { lock: true });
-    const mcpHeaders = await sealedHeaders(tx, { lock: true });
-    const refused = unreadable(current, await storedPlaces(tx, { lock: false }));
+    const refused = unreadable(current, await storedValues(tx, stores, { lock: true }));
     if (refused.length > 0) {
       throw new SecretKeyError(`the current key cannot decrypt ${named(refused)}: nothing was changed`);
     }
-    let count = await resealStoredHeaders(tx, (place, sealed) =>
-      sealSecret(next, place, openSecret(current, place, sealed)),
-    );
-    for (const { id, sealed } of passwords) {
-      const place = checkPasswordPlace(id);
-      await replaceCheckPassword(tx, id, sealSecret(next, place, openSecret(current, place, sealed)));
-      count++;
-    }
-    for (const row of mcpHeaders) {
-      const resealed: Record<string, string> = {};
-      for (const [header, sealed] of Object.entries(row.headers)) {
-        const place = headerPlace(row.id, header);
-        resealed[header] = sealSecret(next, place, openSecret(current, place, sealed));
-        count++;
-      }
-      await replaceHeaders(tx, row.id, resealed);
-    }
-    for (const { id, sealed } of headers) {
-      const resealed: Record<string, string> = {};
-      for (const [name, value] of Object.entries(sealed)) {
-        const place = checkHeaderPlace(id, name);
-        resealed[name] = sealSecret(next, place, openSecret(current, place, value));
-        count++;
-      }
-      await replaceCheckHeaders(tx, id, resealed);
-    }
-    for (const row of rows) {
-      const secrets: Record<string, string> = {};
-      for (const [field, sealed] of Object.entries(row.secrets)) {
-        const place = { kind: row.kind, field };
-        secrets[field] = sealSecret(next, place, openSecret(current, place, sealed));
-        count++;
-      }
-      await replaceSecrets(tx, row.kind, secrets);
-    }
-    for (const target of targets) {
-      const secrets: Record<string, string> = {};
-      for (const [field, sealed] of Object.entries(target.secrets)) {
-        const place = alertTargetPlace(target.id, field);
-        secrets[field] = sealSecret(next, place, openSecret(current, place, sealed));
-        count++;
-      }
-      await replaceTargetSecrets(tx, target.id, secrets);
-    }
+    const reseal: Reseal = (place, sealed) => sealSecret(next, place, openSecret(current, place, sealed));
+    let count = 0;
+    for (const store of stores) count += await store.reseal(tx, reseal);
     return count;
   }) as Promise<number>;
 }

@@ -27,6 +27,7 @@ import {
   updateServer,
 } from './manage.ts';
 import { McpServer, McpServerInput, McpServerList, McpServerPatch, McpServerTools } from './schema.ts';
+import { sealedServerHeaders } from './sealed.ts';
 
 const tags = ['mcp-servers'];
 const saveNote =
@@ -139,4 +140,5 @@ export default {
   name: 'mcp-servers',
   routes,
   callerTools: gatewayTools,
+  sealed: [sealedServerHeaders],
 } satisfies HubModule;

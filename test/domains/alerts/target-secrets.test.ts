@@ -5,9 +5,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../../config/index.ts';
-import { createTarget, openTarget } from '../../../domains/alerts/targets.ts';
-import { alertTargetPlace, checkSecretKey, SecretKeyError } from '../../../domains/integrations/keyring.ts';
+import { alertTargetPlace, createTarget, openTarget } from '../../../domains/alerts/targets.ts';
+import { checkSecretKey, SecretKeyError } from '../../../domains/integrations/keyring.ts';
 import { newSecretKey, openSecret, parseSecretKey, SecretUnreadableError } from '../../../lib/secrets.ts';
+import { hub } from '../../../modules.ts';
 import { ownerToken, testDatabase } from '../../helpers/app.ts';
 import { processes } from '../../helpers/process.ts';
 
@@ -21,7 +22,7 @@ t.test('the start-up key check and the key rotation cover the alert targets', as
   await mkdir(dataDir, { recursive: true });
   const configOf = (env: Record<string, string> = {}) =>
     loadConfig({ DATA_DIR: dataDir, OWNER_TOKEN: ownerToken, LOG_LEVEL: 'silent', ...env });
-  const { key } = await checkSecretKey(db.sql, configOf().server);
+  const { key } = await checkSecretKey(db.sql, configOf().server, hub.sealed);
   const deps = { sql: db.sql, config: configOf() };
   const ntfy = await createTarget(deps, {
     kind: 'ntfy',
@@ -50,16 +51,22 @@ t.test('the start-up key check and the key rotation cover the alert targets', as
   const before = await sealed();
 
   // Start-up: a wrong key names the targets' secrets it cannot open.
-  const wrong = await checkSecretKey(db.sql, { dataDir, secretKey: newSecretKey() }).catch((error) => error);
+  const wrong = await checkSecretKey(db.sql, { dataDir, secretKey: newSecretKey() }, hub.sealed).catch(
+    (error) => error,
+  );
   t.type(wrong, SecretKeyError);
   t.match(wrong.message, /from HUB_SECRET_KEY cannot decrypt 2 stored/);
   t.match(wrong.message, `alert-target:${ntfy.id}.token`);
   t.match(wrong.message, `alert-target:${email.id}.password`);
   t.notOk(wrong.message.includes(token));
-  const missing = await checkSecretKey(db.sql, {
-    dataDir: path.join(dataDir, 'elsewhere'),
-    secretKey: null,
-  }).catch((error) => error);
+  const missing = await checkSecretKey(
+    db.sql,
+    {
+      dataDir: path.join(dataDir, 'elsewhere'),
+      secretKey: null,
+    },
+    hub.sealed,
+  ).catch((error) => error);
   t.type(missing, SecretKeyError, 'no key where secrets are stored: a start-up error, not a new key');
 
   const rotation = procs.spawn('scripts/rotate-secret-key.ts', { DATABASE_URL: db.url, DATA_DIR: dataDir });
@@ -77,7 +84,10 @@ t.test('the start-up key check and the key rotation cover the alert targets', as
 
   // The hub started with the new key opens them for sending.
   const restarted = { sql: db.sql, config: configOf() };
-  t.ok(await checkSecretKey(db.sql, restarted.config.server), 'the new key passes the start-up check');
+  t.ok(
+    await checkSecretKey(db.sql, restarted.config.server, hub.sealed),
+    'the new key passes the start-up check',
+  );
   t.match(await openTarget(restarted, ntfy.id), { kind: 'ntfy', fields: { token } });
 
   // A value moved to another target's place: the rotation changes nothing.

@@ -6,6 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { checkSecretKey, SecretKeyError } from '../../../domains/integrations/keyring.ts';
 import { newSecretKey, parseSecretKey } from '../../../lib/secrets.ts';
+import { hub } from '../../../modules.ts';
 import { testApp } from '../../helpers/app.ts';
 import { processes } from '../../helpers/process.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
@@ -77,9 +78,11 @@ t.test('saved again as answered it keeps the header; null removes it', async (t)
 
 t.test('the start-up key check and rotate-secret-key cover the headers', async (t) => {
   t.equal((await save(layout({ 'X-Api-Key': secret }))).statusCode, 200);
-  const wrong = await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: newSecretKey() }).catch(
-    (error) => error,
-  );
+  const wrong = await checkSecretKey(
+    ta.sql,
+    { dataDir: ta.dataDir, secretKey: newSecretKey() },
+    hub.sealed,
+  ).catch((error) => error);
   t.type(wrong, SecretKeyError);
   t.match(wrong.message, /custom_header:stats:X-Api-Key/);
   const sealedBefore = await stored();
@@ -92,5 +95,8 @@ t.test('the start-up key check and rotate-secret-key cover the headers', async (
   t.match(rotation.stdout(), /re-encrypted 1 secret\(s\) under a new key/);
   t.not(await stored(), sealedBefore, 're-sealed');
   const next = parseSecretKey(await readFile(path.join(ta.dataDir, 'secret.key'), 'utf8')) as Buffer;
-  t.ok(await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: next }), 'the new key opens them');
+  t.ok(
+    await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: next }, hub.sealed),
+    'the new key opens them',
+  );
 });

@@ -4,14 +4,11 @@
 // check's header values likewise: sealed, sent, moved from plaintext at start, re-sealed by rotation.
 import t from 'tap';
 import { buildApp } from '../../../app.ts';
+import { checkHeaderPlace } from '../../../domains/health/credentials.ts';
 import { checkServices } from '../../../domains/health/jobs.ts';
-import {
-  checkHeaderPlace,
-  checkSecretKey,
-  resealSecrets,
-  secretKeyOf,
-} from '../../../domains/integrations/keyring.ts';
+import { checkSecretKey, resealSecrets, secretKeyOf } from '../../../domains/integrations/keyring.ts';
 import { newSecretKey, openSecret, SecretUnreadableError } from '../../../lib/secrets.ts';
+import { hub } from '../../../modules.ts';
 import { ownerToken, testApp } from '../../helpers/app.ts';
 import { startUpstream } from '../../helpers/upstream.ts';
 
@@ -123,7 +120,7 @@ t.test('passwords stored in plaintext before are sealed at start, and keep worki
 t.test('the start-up key check covers sealed check passwords', async (t) => {
   await create('Keyed', '/e');
   await t.rejects(
-    checkSecretKey(ta.sql, { dataDir: `${ta.dataDir}/elsewhere`, secretKey: null }),
+    checkSecretKey(ta.sql, { dataDir: `${ta.dataDir}/elsewhere`, secretKey: null }, hub.sealed),
     /stored integration secret\(s\) \(.*health\.basic_auth_password:/,
     'a missing key with a sealed check password stops the start, naming it',
   );
@@ -156,7 +153,7 @@ t.test('header values are sealed at rest, sent by the check, and covered by the 
   t.equal(keyed.requests.at(-1)?.headers['x-api-key'], apiKey, 'the opened value is sent');
 
   await t.rejects(
-    checkSecretKey(ta.sql, { dataDir: `${ta.dataDir}/elsewhere-headers`, secretKey: null }),
+    checkSecretKey(ta.sql, { dataDir: `${ta.dataDir}/elsewhere-headers`, secretKey: null }, hub.sealed),
     /health\.header:/,
     'a missing key with a sealed header stops the start, naming it',
   );
@@ -198,7 +195,7 @@ t.test('rotation re-seals header values under the new key', async (t) => {
   const { key } = await secretKeyOf(ta.config.server);
   const next = newSecretKey();
   const place = checkHeaderPlace(service.id, 'x-api-key');
-  t.ok((await resealSecrets(ta.sql, key, next)) >= 1);
+  t.ok((await resealSecrets(ta.sql, key, next, hub.sealed)) >= 1);
   const [row] = await ta.sql`select headers_sealed from monitored_services where id = ${service.id}`;
   const sealed = row.headers_sealed['x-api-key'];
   t.equal(openSecret(next, place, sealed), apiKey);

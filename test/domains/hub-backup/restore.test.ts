@@ -8,6 +8,7 @@ import t from 'tap';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { checkSecretKey } from '../../../domains/integrations/keyring.ts';
+import { hub } from '../../../modules.ts';
 import { type TestApp, testApp } from '../../helpers/app.ts';
 import { appOn, emptyDatabase, runScript, tempDir } from './helpers.ts';
 
@@ -203,8 +204,10 @@ t.test('restores of the archive', async (t) => {
     t.equal((await stat(clip)).mode & 0o777, 0o600);
 
     // The stored secret opens with the same key (and only with it).
-    await t.resolves(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.from(secretKey, 'base64') }));
-    await t.rejects(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.alloc(32, 7) }));
+    await t.resolves(
+      checkSecretKey(target.sql, { dataDir, secretKey: Buffer.from(secretKey, 'base64') }, hub.sealed),
+    );
+    await t.rejects(checkSecretKey(target.sql, { dataDir, secretKey: Buffer.alloc(32, 7) }, hub.sealed));
 
     const app = await appOn(t, target, { HUB_SECRET_KEY: secretKey, DATA_DIR: dataDir });
     const after = await answers((request) => app.asOwner(request));

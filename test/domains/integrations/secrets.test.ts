@@ -19,6 +19,7 @@ import {
   SecretUnreadableError,
   sealSecret,
 } from '../../../lib/secrets.ts';
+import { hub } from '../../../modules.ts';
 import { anotherProcess, testApp, testDatabase } from '../../helpers/app.ts';
 import { freePort, processes } from '../../helpers/process.ts';
 
@@ -65,18 +66,22 @@ t.test('HUB_SECRET_KEY: 32 bytes as base64 or hex, anything else stops the start
 t.test('without HUB_SECRET_KEY a key is made at first start in DATA_DIR/secret.key, mode 0600', async (t) => {
   const db = await testDatabase(t);
   const dataDir = await tempDir(t);
-  const made = await checkSecretKey(db.sql, { dataDir, secretKey: null });
+  const made = await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed);
   t.equal(made.source, path.join(dataDir, 'secret.key'));
   t.ok(made.created);
   t.equal((await stat(made.source)).mode & 0o777, 0o600);
-  const again = await checkSecretKey(db.sql, { dataDir, secretKey: null });
+  const again = await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed);
   t.same(again.key, made.key, 'the next start reads the same key');
   t.notOk(again.created);
 
-  const fromEnvironment = await checkSecretKey(db.sql, {
-    dataDir: await tempDir(t),
-    secretKey: newSecretKey(),
-  });
+  const fromEnvironment = await checkSecretKey(
+    db.sql,
+    {
+      dataDir: await tempDir(t),
+      secretKey: newSecretKey(),
+    },
+    hub.sealed,
+  );
   t.equal(fromEnvironment.source, 'HUB_SECRET_KEY');
 });
 
@@ -85,28 +90,32 @@ t.test(
   async (t) => {
     const db = await testDatabase(t);
     const dataDir = await tempDir(t);
-    const { key } = await checkSecretKey(db.sql, { dataDir, secretKey: null });
+    const { key } = await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed);
     await saveIntegrationRow(db.sql, {
       kind: 'shlink',
       fields: { url: 'http://127.0.0.1:9' },
       secrets: { api_key: sealSecret(key, { kind: 'shlink', field: 'api_key' }, plaintext) },
       last_test: null,
     });
-    t.ok(await checkSecretKey(db.sql, { dataDir, secretKey: null }), 'the right key starts');
+    t.ok(await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed), 'the right key starts');
 
     const emptyDir = await tempDir(t);
-    const missing = await checkSecretKey(db.sql, { dataDir: emptyDir, secretKey: null }).catch((e) => e);
+    const missing = await checkSecretKey(db.sql, { dataDir: emptyDir, secretKey: null }, hub.sealed).catch(
+      (e) => e,
+    );
     t.type(missing, SecretKeyError);
     t.match(missing.message, `${path.join(emptyDir, 'secret.key')} is missing`);
     t.match(missing.message, /shlink\.api_key/);
     await t.rejects(stat(path.join(emptyDir, 'secret.key')), 'no new key is made over stored secrets');
 
-    const wrongEnv = await checkSecretKey(db.sql, { dataDir, secretKey: newSecretKey() }).catch((e) => e);
+    const wrongEnv = await checkSecretKey(db.sql, { dataDir, secretKey: newSecretKey() }, hub.sealed).catch(
+      (e) => e,
+    );
     t.type(wrongEnv, SecretKeyError);
     t.match(wrongEnv.message, /from HUB_SECRET_KEY cannot decrypt 1 stored/);
 
     await writeFile(secretKeyFile({ dataDir }), `${newSecretKey().toString('base64')}\n`);
-    const wrongFile = await checkSecretKey(db.sql, { dataDir, secretKey: null }).catch((e) => e);
+    const wrongFile = await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed).catch((e) => e);
     t.match(wrongFile.message, `from the key file ${path.join(dataDir, 'secret.key')} cannot decrypt`);
     t.notOk(wrongFile.message.includes(plaintext));
   },
@@ -141,7 +150,7 @@ t.test('npm run rotate-secret-key re-seals every secret under a new key in one t
   const procs = processes(t);
   const dataDir = await procs.dataDir();
   await mkdir(dataDir, { recursive: true });
-  const { key } = await checkSecretKey(db.sql, { dataDir, secretKey: null });
+  const { key } = await checkSecretKey(db.sql, { dataDir, secretKey: null }, hub.sealed);
   const values = { shlink: plaintext, linkding: 'linkding-token-0123456789' };
   const place = { shlink: 'api_key', linkding: 'token' } as const;
   for (const kind of ['shlink', 'linkding'] as const) {

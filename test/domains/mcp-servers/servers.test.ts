@@ -5,6 +5,7 @@
 import t from 'tap';
 import { checkSecretKey, resealSecrets, SecretKeyError } from '../../../domains/integrations/keyring.ts';
 import { newSecretKey, openSecret } from '../../../lib/secrets.ts';
+import { hub } from '../../../modules.ts';
 import { createAgent, testApp } from '../../helpers/app.ts';
 import { startDownstream } from '../../helpers/mcp-downstream.ts';
 
@@ -112,19 +113,24 @@ t.test('headers are covered by the start-up key check and the key rotation', asy
   });
   const id = saved.json().id;
 
-  const wrong = await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: newSecretKey() }).catch(
-    (e) => e,
-  );
+  const wrong = await checkSecretKey(
+    ta.sql,
+    { dataDir: ta.dataDir, secretKey: newSecretKey() },
+    hub.sealed,
+  ).catch((e) => e);
   t.type(wrong, SecretKeyError);
   t.match(wrong.message, `mcp.header:${id}:authorization`);
 
-  const { key } = await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: null });
+  const { key } = await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: null }, hub.sealed);
   const next = newSecretKey();
-  t.equal(await resealSecrets(ta.sql, key, next), 1);
+  t.equal(await resealSecrets(ta.sql, key, next, hub.sealed), 1);
   const [row] = await ta.sql`select headers from mcp_servers where id = ${id}`;
   t.equal(
     openSecret(next, { kind: 'mcp', field: `header:${id}:authorization` }, row.headers.Authorization),
     'Bearer vault-secret-token',
   );
-  t.ok(await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: next }), 'the new key opens it');
+  t.ok(
+    await checkSecretKey(ta.sql, { dataDir: ta.dataDir, secretKey: next }, hub.sealed),
+    'the new key opens it',
+  );
 });
