@@ -315,6 +315,21 @@ function estimate(sql: Db, options: SearchOptions, query: Fragment, kind: Search
   return sql`search_match_estimate(${query}, ${kind}::regclass, ${space}::uuid)`;
 }
 
+/**
+ * Whether a kind ranked in full in a space reads every match in its table rather than the space's index (see
+ * entriesPerRow), from the planner's estimates of the matches in the table and in the space and the table's rows
+ * (pg_class.reltuples: -1 for a table never analyzed, whose size is unknown). The planner takes a word and a space as
+ * independent, so the share of the word's matches it puts in the space is its estimate of the space's share of the
+ * table. A table of tierAbove rows or fewer has no estimates (0): its matches are few.
+ */
+export function readsEveryMatch(estimates: { inTable: number; inSpace: number; tableRows: number }): boolean {
+  const { inTable, inSpace, tableRows } = estimates;
+  if (tableRows < 0) return false;
+  if (inTable === 0) return true;
+  const spaceRows = (tableRows * inSpace) / inTable;
+  return inTable * entriesPerRow <= spaceRows;
+}
+
 /** tsquery text quotes a lexeme's quotes and backslashes by doubling them. */
 const unquote = (lexeme: string) => lexeme.replace(/''/g, "'").replace(/\\\\/g, '\\');
 
@@ -359,13 +374,13 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
     words: [...new Set([...row.words, ...forms.completed].map(unquote))],
     empty: row.nodes === 0,
     estimates: new Map(options.kinds.map((kind, i) => [kind, row.estimates[i]])),
-    // The planner takes a word and a space as independent: the share of the word's matches it puts in the space is
-    // its estimate of the space's share of the table.
     readAll: new Set(
       options.kinds.filter((_kind, i) => {
         const inTable = row.table_estimates?.[i];
-        if (inTable === undefined) return false;
-        return inTable === 0 || inTable * entriesPerRow <= (row.tables[i] * row.estimates[i]) / inTable;
+        return (
+          inTable !== undefined &&
+          readsEveryMatch({ inTable, inSpace: row.estimates[i], tableRows: row.tables[i] })
+        );
       }),
     ),
   };

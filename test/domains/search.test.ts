@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import t from 'tap';
 import { insertConversation, insertMessage } from '../../domains/assistant/store.ts';
 import { parseQuery } from '../../domains/search/query.ts';
-import { matchQueries, searchAll } from '../../domains/search/store.ts';
+import { matchQueries, readsEveryMatch, searchAll } from '../../domains/search/store.ts';
 import { insertSourceDoc } from '../../domains/source-docs/store.ts';
 import { createAgent, createSpace, type TestApp, testApp } from '../helpers/app.ts';
 
@@ -878,4 +878,15 @@ t.test('in a space, a rare word reads its matches from the full-text index alone
       await searchAll(ta.sql, { ...rare, query: parseQuery('ordinary'), spaceId: home.id, exact: true })
     ).items.map((hit) => hit.id),
   );
+});
+
+t.test('which kinds in a space read every match: few against the space, known tables only', async (t) => {
+  // Figures of the million-row bench: a rare word in one space's pages and documents, a common one in its pages.
+  t.ok(readsEveryMatch({ inTable: 1296, inSpace: 107, tableRows: 312_383 }), 'nebula in pages');
+  t.ok(readsEveryMatch({ inTable: 3123, inSpace: 258, tableRows: 624_532 }), 'nebula in documents');
+  t.notOk(readsEveryMatch({ inTable: 45_400, inSpace: 3750, tableRows: 312_383 }), 'storage in pages');
+  t.ok(readsEveryMatch({ inTable: 0, inSpace: 0, tableRows: 800 }), 'a small table, not estimated');
+  t.notOk(readsEveryMatch({ inTable: 0, inSpace: 0, tableRows: -1 }), 'a table never analyzed');
+  // A small space: reading its index costs less than the word's matches elsewhere.
+  t.notOk(readsEveryMatch({ inTable: 3123, inSpace: 5, tableRows: 624_532 }));
 });
