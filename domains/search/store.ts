@@ -12,13 +12,13 @@
 //     than tierAbove matches is broad, and its count an estimate.
 //  3. Rank: a kind that is not broad ranks every match it has, reading at most exactThreshold + 1 of them; one
 //     that reaches that was misjudged, and is ranked again as broad. In a space, a word with few matches in the
-//     whole table has them all read and their space checked, rather than the space's index read (entriesPerRow). A broad kind ranks candidates: for each word
-//     of the rank query, the rows with the word in their heading (weight A: titles, names, tags, a ref's identity)
-//     that rank highest for that word alone, read in rank order from search_headings (sql/0017). Any heading hit
-//     outranks any body-only hit of the same word, so for a one-word query these are the exact top hits; for
-//     several words the bench measures how much of the exact top they hold. When they fill no page (few headings
-//     hold the words), the first matches found are added. Messages have no heading: their newest matches are the
-//     candidates.
+//     whole table has them all read and their space checked, rather than the space's index (entriesPerRow). A
+//     broad kind ranks candidates: for each word of the rank query, the rows with the word in their heading (weight
+//     A: titles, names, tags, a ref's identity) that rank highest for that word alone, read in rank order from
+//     search_headings (sql/0017). Any heading hit outranks any body-only hit of the same word, so for a one-word
+//     query these are the exact top hits; for several words the bench measures how much of the exact top they hold.
+//     When they fill no page (few headings hold the words), the first matches found are added. Messages have no
+//     heading: their newest matches are the candidates.
 //  4. The page: titles, link fields and snippets, for the returned hits only. A snippet is ts_headline over the
 //     HTML-escaped text around the first place a query word may start, so the only markup is our <mark> and no
 //     whole document is parsed for it.
@@ -352,7 +352,7 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
       nodes: number;
       estimates: number[];
       table_estimates: number[] | null;
-      tables: number[];
+      tables: number[] | null;
     }[]
   >`
     with q as materialized (select ${source(forms.query)} as query, ${source(forms.match)} as match)
@@ -361,9 +361,13 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
         '''((?:[^'']|'''')*)''', 'g') m) as words,
       array[${estimates(false)}]::float8[] as estimates,
       ${options.spaceId === undefined ? sql`null` : sql`array[${estimates(true)}]`}::float8[] as table_estimates,
-      array[${options.kinds
-        .map((kind) => sql`(select reltuples from pg_class where oid = ${kind}::regclass)`)
-        .reduce((all, part) => sql`${all}, ${part}`)}]::float8[] as tables
+      ${
+        options.spaceId === undefined
+          ? sql`null`
+          : sql`array[${options.kinds
+              .map((kind) => sql`(select reltuples from pg_class where oid = ${kind}::regclass)`)
+              .reduce((all, part) => sql`${all}, ${part}`)}]`
+      }::float8[] as tables
     from q cross join lateral (
       select case when querytree(q.query) in ('', 'T') then q.query::text else querytree(q.query) end as rank_query
     ) r`;
@@ -377,9 +381,11 @@ async function plan(sql: Db, options: SearchOptions): Promise<Plan> {
     readAll: new Set(
       options.kinds.filter((_kind, i) => {
         const inTable = row.table_estimates?.[i];
+        const tableRows = row.tables?.[i];
         return (
           inTable !== undefined &&
-          readsEveryMatch({ inTable, inSpace: row.estimates[i], tableRows: row.tables[i] })
+          tableRows !== undefined &&
+          readsEveryMatch({ inTable, inSpace: row.estimates[i], tableRows })
         );
       }),
     ),
