@@ -1,6 +1,8 @@
 // Incidents in a real browser: a backup to the NAS failed (open) and one to a USB disk failed then ran again (resolved),
 // both opened by the hub's follower on the worker. The dashboard's incidents card lists the open one; the Incidents
-// screen lists both, open first, and its link opens the incident's page in the Incidents space.
+// screen lists both, open first, and its link opens the incident's page in the Incidents space. The Timeline shows
+// the open one above the events, their openings and resolutions under the Incidents kind, each linking to the
+// Incidents screen, and takes the open one away when it is resolved.
 import t from 'tap';
 import { ownerToken } from '../helpers/app.ts';
 import { until } from '../helpers/process.ts';
@@ -61,5 +63,38 @@ t.test('the Incidents screen: open first, resolved with its duration, a link to 
   await list.getByRole('link', { name: 'Backup to usb failed' }).click();
   await page.waitForURL(/\/knowledge\/page\//);
   await page.getByText('Root cause: backup to usb (backup)').waitFor();
+  t.same(problems, [], 'no console error or failed request');
+});
+
+t.test('the Timeline: the open incident above the events, and theirs under the Incidents kind', async (t) => {
+  await visitScreen(page, hub.origin, '/timeline', 'Timeline');
+  const open = page.getByRole('region', { name: 'Open incidents' });
+  await open.getByRole('link', { name: 'Backup to nas failed' }).waitFor();
+  t.equal(await open.getByRole('listitem').count(), 1, 'only the open one');
+  await page.getByLabel('Kind').selectOption({ label: 'Incidents' });
+  const events = page.getByRole('region', { name: 'Events' }).locator('li');
+  await events.filter({ hasText: 'Incident resolved: Backup to usb failed' }).waitFor();
+  await until('the list to hold only incidents', async () =>
+    (await events.count()) === 3 ? true : undefined,
+  );
+  t.same(
+    new Set(await events.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')))),
+    new Set(['incident.opened', 'incident.resolved']),
+  );
+  await screenshot(page, 'timeline-incidents');
+  await checkAccessible(t, page, 'timeline with incidents');
+
+  // Resolved by the owner: the event arrives on the stream, and the open incidents are read again.
+  const [nas] = await hub.sql<{ id: string }[]>`select id from incidents where state = 'open'`;
+  const resolved = await hub.asOwner({
+    method: 'PATCH',
+    url: `/api/incidents/${nas.id}`,
+    payload: { state: 'resolved' },
+  });
+  t.equal(resolved.statusCode, 200);
+  await events.filter({ hasText: 'Incident resolved: Backup to nas failed' }).waitFor();
+  await open.waitFor({ state: 'detached' });
+  await events.filter({ hasText: 'Incident resolved: Backup to nas failed' }).getByRole('link').click();
+  await page.getByRole('heading', { level: 1, name: 'Incidents' }).waitFor();
   t.same(problems, [], 'no console error or failed request');
 });

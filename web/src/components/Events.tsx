@@ -49,6 +49,8 @@ export function subjectPath(subject: TimelineEvent['subject']): string | null {
     case 'maintenance':
     case 'alert':
       return '/settings';
+    case 'incident':
+      return '/incidents';
     default:
       return null;
   }

@@ -1,6 +1,7 @@
-// The ops timeline: what happened across the hub, newest first, filtered by kind, subject, time range and words;
-// new events arrive live from the dashboard stream; a click opens the subject's screen, and "Around here" shows
-// everything that changed within half an hour of an event. Filters live in the address (?kinds=&subject=&q=), so
+// The ops timeline: the open incidents above what happened across the hub, newest first, filtered by kind, subject,
+// time range and words; new events arrive live from the dashboard stream (an incident's opening or resolution
+// refreshes the open ones); a click opens the subject's screen, and "Around here" shows everything that changed
+// within half an hour of an event. Filters live in the address (?kinds=&subject=&q=), so
 // other screens link here with theirs.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
@@ -13,6 +14,7 @@ import { useData } from '../../data.ts';
 import { dateTime } from '../../lib.ts';
 import { failed } from '../../state.ts';
 import type { Agent, TimelineEvent } from '../../types.ts';
+import { IncidentList } from '../incidents/IncidentList.tsx';
 
 const kindChoices: [string, string][] = [
   ['', 'Everything'],
@@ -24,6 +26,7 @@ const kindChoices: [string, string][] = [
   ['page.*,task.*,project.*,ref.*,resource.*,source_doc.*', 'Knowledge edits'],
   ['capture.*', 'Captures'],
   ['job.*', 'Jobs'],
+  ['incident.*', 'Incidents'],
   ['alert.*', 'Alerts sent'],
   ['assistant.*', 'Assistant'],
   ['maintenance.*', 'Maintenance'],
@@ -97,6 +100,26 @@ function Around({
   );
 }
 
+/** The incidents still open, each linking to its page; nothing when none is. `changed` reads them again. */
+function OpenIncidents({ changed }: { changed: number }) {
+  const open = useData(
+    () => ok(api.GET('/api/incidents', { params: { query: { state: 'open', limit: 20 } } })),
+    [changed],
+  );
+  if (!open.data || open.data.items.length === 0) return null;
+  return (
+    <section class="panel" aria-label="Open incidents">
+      <div class="panel-head">
+        <h2>Open incidents</h2>
+        <a class="small" href="/incidents">
+          All incidents
+        </a>
+      </div>
+      <IncidentList items={open.data.items} empty="" />
+    </section>
+  );
+}
+
 export default function Timeline() {
   const { query } = useLocation();
   const filters = useSignal<Filters>({
@@ -111,6 +134,7 @@ export default function Timeline() {
   const items = useSignal<TimelineEvent[]>([]);
   const cursor = useSignal<string | null>(null);
   const around = useSignal<TimelineEvent | null>(null);
+  const incidentsChanged = useSignal(0);
   const agents = useAgents();
   const first = useData(
     () => ok(api.GET('/api/timeline', { params: { query: { limit: 50, ...queryOf(f) } } })),
@@ -126,6 +150,7 @@ export default function Timeline() {
     const stream = new EventSource('/api/dashboard/stream');
     stream.addEventListener('event', (message) => {
       const event = JSON.parse((message as MessageEvent<string>).data) as TimelineEvent;
+      if (event.kind.startsWith('incident.')) incidentsChanged.value++;
       if (!fits(event, filters.value) || items.value.some((item) => item.id === event.id)) return;
       items.value = [event, ...items.value];
     });
@@ -194,6 +219,7 @@ export default function Timeline() {
           />
         </label>
       </form>
+      <OpenIncidents changed={incidentsChanged.value} />
       {around.value && <Around event={around.value} agents={agents} onClose={() => (around.value = null)} />}
       <section class="panel" aria-label="Events">
         {items.value.length === 0 ? (
