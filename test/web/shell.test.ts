@@ -100,6 +100,13 @@ t.test('the search palette is a modal dialog that gives the focus back', async (
   await dialog.waitFor();
   await page.getByLabel('Search everything').waitFor();
   t.equal(await dialog.evaluate((element) => element.matches('dialog:modal')), true);
+  // The palette is loaded on first use and focuses its field once it is shown, a frame after it appears.
+  await page.waitForFunction(() => {
+    const { document } = globalThis as unknown as {
+      document: { activeElement: { getAttribute(name: string): string | null } | null };
+    };
+    return document.activeElement?.getAttribute('aria-label') === 'Search everything';
+  });
   t.same(await focused(), { label: 'Search everything', inDialog: true }, 'the focus is in the search field');
   // Escape closes the palette at once, even from the search field with text in it (which would clear the text).
   await page.getByLabel('Search everything').fill('anything');
