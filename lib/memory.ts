@@ -40,7 +40,10 @@ export function returnFreedMemory(): boolean | null {
 export interface MemoryReleaseOptions {
   /** How often the resident set is looked at (default 5 s). */
   intervalMs?: number;
-  /** Growth of the resident set since the last release that makes the next look release again (default 4 MB). */
+  /**
+   * Growth of the resident set, or fall of the buffers' memory, since the last release that makes the next look
+   * release again (default 4 MB).
+   */
   growthBytes?: number;
   /** Told about each release that was done, with the resident set before and after (bytes). */
   onRelease?: (release: { before: number; after: number }) => void;
@@ -53,7 +56,8 @@ export interface MemoryRelease {
 /**
  * For a started process: flushes the compile cache (what it holds is written if new, then dropped) and returns the
  * start's freed memory now; then, every `intervalMs`, returns freed memory again once the resident set has grown by
- * `growthBytes` since the last release, as it does over a burst of work. A look is one read of the resident set;
+ * `growthBytes` since the last release, as it does over a burst of work, or the buffers' memory has fallen by as
+ * much, as it does when a burst's buffers are collected after it. A look reads the two;
  * a release walks the heap's free lists, on the main thread: 0.2 ms with nothing to return, about 10 ms to return
  * 36 MB.
  */
@@ -61,10 +65,17 @@ export function releaseFreedMemory(options: MemoryReleaseOptions = {}): MemoryRe
   const { intervalMs = 5_000, growthBytes = 4 * 1024 * 1024, onRelease } = options;
   /** The resident set after the last release, or the lowest seen since. */
   let settled = 0;
+  /**
+   * The memory outside V8's heap that V8 accounts for (buffers' and array buffers' backing stores) at the last
+   * release, or the highest seen since. When it falls, what was freed sits in the allocator: a burst of requests
+   * released at its peak, its buffers collected later, leaves the resident set where it was and never growing.
+   */
+  let held = 0;
   const release = () => {
     const before = process.memoryUsage.rss();
     const done = returnFreedMemory();
     settled = process.memoryUsage.rss();
+    held = process.memoryUsage().external;
     if (done !== null) onRelease?.({ before, after: settled });
     return done;
   };
@@ -73,8 +84,12 @@ export function releaseFreedMemory(options: MemoryReleaseOptions = {}): MemoryRe
   if (release() === null) return { stop() {} };
   const timer = setInterval(() => {
     const now = process.memoryUsage.rss();
-    if (now - settled >= growthBytes) release();
-    else settled = Math.min(settled, now);
+    const external = process.memoryUsage().external;
+    if (now - settled >= growthBytes || held - external >= growthBytes) release();
+    else {
+      settled = Math.min(settled, now);
+      held = Math.max(held, external);
+    }
   }, intervalMs);
   timer.unref();
   return {

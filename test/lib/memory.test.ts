@@ -8,7 +8,7 @@ const run = promisify(execFile);
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'freed-memory.ts');
 const MB = 1024 * 1024;
 
-async function freedMemory(mode: 'once' | 'watch') {
+async function freedMemory(mode: 'once' | 'watch' | 'held') {
   const { stdout } = await run(process.execPath, ['--expose-gc', fixture, mode], {
     env: { PATH: process.env.PATH ?? '', MALLOC_ARENA_MAX: '2' },
   });
@@ -51,4 +51,18 @@ test('releaseFreedMemory releases once at once, again when the resident set grow
   const returned = result.releases.slice(1).reduce((sum, release) => sum + release.before - release.after, 0);
   t.ok(returned > 10 * MB, `${returned} bytes returned after the start's release`);
   t.equal(result.afterStop, 0, 'no release after stop()');
+});
+
+test("releaseFreedMemory releases again when a burst's buffers are collected after the release at its peak", async (t) => {
+  const result = (await freedMemory('held')) as {
+    atStart: number;
+    releases: { before: number; after: number }[];
+  };
+  if (!glibc) {
+    t.same(result.releases, [], 'nothing is done');
+    return;
+  }
+  t.equal(result.atStart, 1, 'released at once, the buffers still held');
+  const returned = result.releases.slice(1).reduce((sum, release) => sum + release.before - release.after, 0);
+  t.ok(returned > 10 * MB, `${returned} bytes returned once they were collected`);
 });
